@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "Replay",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "Events", targets: ["Events"]),
+    .library(name: "Projections", targets: ["Projections"]),
+    .library(name: "Engine", targets: ["Engine"]),
+    .executable(name: "replay", targets: ["replay"]),
+  ],
+  targets: [
+    .target(name: "Events"),
+    .target(name: "Projections", dependencies: ["Events"]),
+    .target(name: "Engine", dependencies: ["Events", "Projections"]),
+    .executableTarget(name: "replay", dependencies: ["Engine"]),
+    .testTarget(name: "EventsTests", dependencies: ["Events"]),
+    .testTarget(name: "ProjectionsTests", dependencies: ["Projections"]),
+    .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+    // End-to-end tests: they run the built `replay` binary, so they depend on it to get it built.
+    .testTarget(name: "ReplayTests", dependencies: ["replay", "Engine"]),
+  ],
+  swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+  var settings = target.swiftSettings ?? []
+  settings.append(.enableUpcomingFeature("ExistentialAny"))
+  settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+  target.swiftSettings = settings
+}

@@ -1,0 +1,1 @@
+// The log, command handling, importers and replay.

@@ -1,0 +1,122 @@
+/// An event's identity: a UUID, written in the log as 36 lowercase characters
+/// (`8-4-4-4-12` hex digits).
+///
+/// Stored as two 64-bit words so that the writer's idempotency index hashes and compares it
+/// cheaply. Parsing accepts either case; the log always holds the lowercase form.
+public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
+  /// The first 8 bytes, big-endian.
+  public var high: UInt64
+  /// The last 8 bytes, big-endian.
+  public var low: UInt64
+
+  /// Creates an id from its two big-endian halves.
+  public init(high: UInt64, low: UInt64) {
+    self.high = high
+    self.low = low
+  }
+
+  /// Creates an id from 16 bytes (a UUID's wire form); `nil` if `bytes` is not 16 long.
+  public init?(bytes: some Collection<UInt8>) {
+    guard bytes.count == 16 else { return nil }
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+    for (index, byte) in bytes.enumerated() {
+      if index < 8 {
+        high = high << 8 | UInt64(byte)
+      } else {
+        low = low << 8 | UInt64(byte)
+      }
+    }
+    self.init(high: high, low: low)
+  }
+
+  /// Parses the 36-character text form; `nil` if it is not one.
+  public init?(_ text: String) {
+    var text = text
+    guard let id = text.withUTF8({ EventID(utf8: $0) }) else { return nil }
+    self = id
+  }
+
+  /// Parses the 36-character text form from UTF-8 bytes; `nil` if they are not one.
+  @inlinable
+  public init?(utf8: UnsafeBufferPointer<UInt8>) {
+    guard utf8.count == 36 else { return nil }
+    var words: (UInt64, UInt64) = (0, 0)
+    var nibbles = 0
+    for index in 0..<36 {
+      let byte = utf8[index]
+      if index == 8 || index == 13 || index == 18 || index == 23 {
+        guard byte == 0x2D else { return nil }
+        continue
+      }
+      let value: UInt64
+      switch byte {
+      case 0x30...0x39: value = UInt64(byte - 0x30)
+      case 0x61...0x66: value = UInt64(byte - 0x61 + 10)
+      case 0x41...0x46: value = UInt64(byte - 0x41 + 10)
+      default: return nil
+      }
+      if nibbles < 16 {
+        words.0 = words.0 << 4 | value
+      } else {
+        words.1 = words.1 << 4 | value
+      }
+      nibbles += 1
+    }
+    self.init(high: words.0, low: words.1)
+  }
+
+  /// A random (version 4) id.
+  public static func random(using generator: inout some RandomNumberGenerator) -> EventID {
+    var high = generator.next() as UInt64
+    var low = generator.next() as UInt64
+    high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
+    low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 9562 variant
+    return EventID(high: high, low: low)
+  }
+
+  /// A random (version 4) id from the system's generator.
+  public static func random() -> EventID {
+    var generator = SystemRandomNumberGenerator()
+    return random(using: &generator)
+  }
+
+  /// A version 8 (custom) id made from the first 16 bytes of a digest, for ids that must be the
+  /// same every time they are derived from the same name (importers, seeded generators).
+  public static func derived(fromDigest digest: some Collection<UInt8>) -> EventID {
+    var bytes = Array(digest.prefix(16))
+    while bytes.count < 16 { bytes.append(0) }
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+    for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
+    for index in 8..<16 { low = low << 8 | UInt64(bytes[index]) }
+    high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_8000  // version 8
+    low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+    return EventID(high: high, low: low)
+  }
+
+  /// Appends the 36-character lowercase form to `bytes`.
+  @inlinable
+  public func appendText(to bytes: inout [UInt8]) {
+    let hexDigits: StaticString = "0123456789abcdef"
+    let digits = hexDigits.utf8Start
+    for nibble in 0..<32 {
+      if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { bytes.append(0x2D) }
+      let word = nibble < 16 ? high : low
+      let shift = UInt64(60 - 4 * (nibble % 16))
+      bytes.append(digits[Int((word >> shift) & 0xF)])
+    }
+  }
+
+  /// The 36-character lowercase form.
+  public var description: String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(36)
+    appendText(to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  public static func < (lhs: EventID, rhs: EventID) -> Bool {
+    (lhs.high, lhs.low) < (rhs.high, rhs.low)
+  }
+}

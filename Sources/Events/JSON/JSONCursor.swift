@@ -1,0 +1,453 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// A forward-only, zero-copy reader of JSON text held in memory.
+///
+/// This is the log's hot path: payloads are decoded straight from the line's bytes into typed
+/// events, with no intermediate dictionaries. Strings without escapes become `String`s in one copy
+/// (short ones without any allocation); keys are compared as bytes and never become `String`s.
+///
+/// The cursor borrows the memory it reads: it is only valid inside the closure that handed out
+/// the pointer (`withUnsafeBytes` and the like).
+///
+/// It follows RFC 8259 strictly: no comments, no trailing commas, no leading zeros, no raw control
+/// characters in strings, no lone surrogates.
+public struct JSONCursor {
+  @usableFromInline let base: UnsafePointer<UInt8>
+  /// Byte offset of the next byte to read, relative to `base`.
+  public var position: Int
+  /// Byte offset one past the last readable byte.
+  public let end: Int
+  /// Nesting depth of arrays and objects being read; bounded so hostile input cannot overflow the
+  /// stack.
+  @usableFromInline var depth = 0
+
+  /// The deepest nesting the reader accepts.
+  public static let maximumDepth = 512
+
+  /// Creates a cursor over `count` bytes at `base`.
+  @inlinable
+  public init(base: UnsafePointer<UInt8>, count: Int) {
+    self.base = base
+    self.position = 0
+    self.end = count
+  }
+
+  /// Creates a cursor over the bytes of `buffer`, which must outlive the cursor.
+  @inlinable
+  public init(_ buffer: UnsafeRawBufferPointer) {
+    // An empty buffer may have a nil base; any non-null pointer works since nothing is read.
+    // An empty buffer may have no address; nothing is ever read through it then, so any
+    // non-null pointer serves (bit pattern 1 is never nil).
+    let pointer = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
+    self.init(base: pointer ?? UnsafePointer(bitPattern: 1).unsafelyUnwrapped, count: buffer.count)
+  }
+
+  // MARK: Errors
+
+  @usableFromInline
+  func error(_ expected: String, at offset: Int? = nil) -> JSONSyntaxError {
+    let at = offset ?? position
+    return JSONSyntaxError(
+      offset: at, expected: expected, found: JSONSyntaxError.describe(base, at: at, end: end))
+  }
+
+  // MARK: Whitespace and punctuation
+
+  /// Skips JSON whitespace (space, tab, line feed, carriage return).
+  @inlinable
+  public mutating func skipWhitespace() {
+    while position < end {
+      switch base[position] {
+      case 0x20, 0x0A, 0x0D, 0x09: position += 1
+      default: return
+      }
+    }
+  }
+
+  /// The next non-whitespace byte, without consuming it; `nil` at the end.
+  @inlinable
+  public mutating func peek() -> UInt8? {
+    skipWhitespace()
+    return position < end ? base[position] : nil
+  }
+
+  /// Whether only whitespace remains.
+  @inlinable
+  public mutating func isAtEnd() -> Bool {
+    skipWhitespace()
+    return position >= end
+  }
+
+  /// Consumes `byte` (after whitespace) or throws, naming `what` as the expectation.
+  @inlinable
+  public mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String)
+    throws(JSONSyntaxError)
+  {
+    skipWhitespace()
+    guard position < end, base[position] == byte else { throw error(what()) }
+    position += 1
+  }
+
+  /// Throws unless only whitespace remains.
+  public mutating func expectEnd() throws(JSONSyntaxError) {
+    skipWhitespace()
+    guard position >= end else { throw error("end of input") }
+  }
+
+  // MARK: Strings
+
+  /// Reads a string and returns it decoded.
+  @inlinable
+  public mutating func readString() throws(JSONSyntaxError) -> String {
+    let slice = try readStringSlice()
+    return slice.string(base: base)
+  }
+
+  /// Reads a string and returns where its raw (still escaped) content lies, without copying.
+  @inlinable
+  public mutating func readStringSlice() throws(JSONSyntaxError) -> JSONStringSlice {
+    skipWhitespace()
+    guard position < end, base[position] == 0x22 else { throw error("a string") }
+    position += 1
+    let start = position
+    var hasEscapes = false
+    while position < end {
+      let byte = base[position]
+      if byte == 0x22 {
+        let slice = JSONStringSlice(start: start, end: position, hasEscapes: hasEscapes)
+        position += 1
+        return slice
+      }
+      if byte == 0x5C {
+        hasEscapes = true
+        position += 1
+        try skipEscape()
+        continue
+      }
+      if byte < 0x20 {
+        throw error("a control character to be escaped inside a string")
+      }
+      position += 1
+    }
+    throw error("'\"' to close the string")
+  }
+
+  /// Validates the escape after a backslash (position is just after the `\`).
+  @usableFromInline
+  mutating func skipEscape() throws(JSONSyntaxError) {
+    guard position < end else { throw error("an escape character after '\\'") }
+    switch base[position] {
+    case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74:
+      position += 1
+    case 0x75:  // \uXXXX, checked fully (surrogates included) when decoding.
+      position += 1
+      for _ in 0..<4 {
+        guard position < end, Self.hexValue(base[position]) != nil else {
+          throw error("four hex digits after '\\u'")
+        }
+        position += 1
+      }
+    default:
+      throw error("one of '\"\\/bfnrtu' after '\\'")
+    }
+  }
+
+  @usableFromInline
+  static func hexValue(_ byte: UInt8) -> UInt32? {
+    switch byte {
+    case 0x30...0x39: return UInt32(byte - 0x30)
+    case 0x41...0x46: return UInt32(byte - 0x41 + 10)
+    case 0x61...0x66: return UInt32(byte - 0x61 + 10)
+    default: return nil
+    }
+  }
+
+  /// Compares the raw content of a string slice with `literal` (which must need no escaping).
+  @inlinable
+  public func slice(_ slice: JSONStringSlice, equals literal: StaticString) -> Bool {
+    let count = slice.end - slice.start
+    guard !slice.hasEscapes, count == literal.utf8CodeUnitCount else { return false }
+    return memcmp(base + slice.start, literal.utf8Start, count) == 0
+  }
+
+  /// The raw bytes of a string slice (escapes not decoded).
+  @inlinable
+  public func bytes(of slice: JSONStringSlice) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: base + slice.start, count: slice.end - slice.start)
+  }
+
+  /// The raw bytes between two offsets, for handing a sub-value to another reader.
+  @inlinable
+  public func bytes(from start: Int, to stop: Int) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: base + start, count: stop - start)
+  }
+
+  // MARK: Numbers
+
+  /// Reads a number and returns the offsets of its literal, checked against RFC 8259's grammar.
+  @inlinable
+  public mutating func readNumberLiteral() throws(JSONSyntaxError) -> Range<Int> {
+    skipWhitespace()
+    let start = position
+    if position < end, base[position] == 0x2D { position += 1 }
+    guard position < end, base[position] &- 0x30 < 10 else { throw error("a number", at: start) }
+    if base[position] == 0x30 {
+      position += 1
+    } else {
+      while position < end, base[position] &- 0x30 < 10 { position += 1 }
+    }
+    if position < end, base[position] == 0x2E {
+      position += 1
+      guard position < end, base[position] &- 0x30 < 10 else {
+        throw error("a digit after the decimal point")
+      }
+      while position < end, base[position] &- 0x30 < 10 { position += 1 }
+    }
+    if position < end, base[position] | 0x20 == 0x65 {
+      position += 1
+      if position < end, base[position] == 0x2B || base[position] == 0x2D { position += 1 }
+      guard position < end, base[position] &- 0x30 < 10 else {
+        throw error("a digit in the exponent")
+      }
+      while position < end, base[position] &- 0x30 < 10 { position += 1 }
+    }
+    return start..<position
+  }
+
+  /// Reads an integer that fits in `Int64` (no fraction, no exponent).
+  @inlinable
+  public mutating func readInt64() throws(JSONSyntaxError) -> Int64 {
+    skipWhitespace()
+    let start = position
+    var negative = false
+    if position < end, base[position] == 0x2D {
+      negative = true
+      position += 1
+    }
+    guard position < end, base[position] &- 0x30 < 10 else { throw error("an integer", at: start) }
+    if base[position] == 0x30, position + 1 < end, base[position + 1] &- 0x30 < 10 {
+      throw error("an integer without leading zeros", at: start)
+    }
+    var value: Int64 = 0
+    while position < end {
+      let digit = base[position] &- 0x30
+      guard digit < 10 else { break }
+      let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflow2) =
+        negative
+        ? times10.subtractingReportingOverflow(Int64(digit))
+        : times10.addingReportingOverflow(Int64(digit))
+      guard !overflow1, !overflow2 else { throw error("an integer within 64 bits", at: start) }
+      value = sum
+      position += 1
+    }
+    if position < end, base[position] == 0x2E || base[position] | 0x20 == 0x65 {
+      throw error("an integer (no fraction or exponent)", at: start)
+    }
+    return value
+  }
+
+  /// Reads a number as a `Double`; throws if it is not finite.
+  @inlinable
+  public mutating func readDouble() throws(JSONSyntaxError) -> Double {
+    let literal = try readNumberLiteral()
+    let count = literal.count
+    // The literal already passed the grammar check, so Swift's locale-independent parser only
+    // has to round it; literals up to 15 bytes stay in a small string and allocate nothing.
+    let value = Double(
+      String(
+        decoding: UnsafeBufferPointer(start: base + literal.lowerBound, count: count), as: UTF8.self
+      ))
+    guard let value, value.isFinite else {
+      throw error("a finite number", at: literal.lowerBound)
+    }
+    return value
+  }
+
+  // MARK: Literals
+
+  /// Reads `true` or `false`.
+  @inlinable
+  public mutating func readBool() throws(JSONSyntaxError) -> Bool {
+    skipWhitespace()
+    if matchLiteral("true") { return true }
+    if matchLiteral("false") { return false }
+    throw error("true or false")
+  }
+
+  /// Consumes `null` if it is next and returns whether it did.
+  @inlinable
+  public mutating func readNull() -> Bool {
+    skipWhitespace()
+    return matchLiteral("null")
+  }
+
+  @inlinable
+  mutating func matchLiteral(_ literal: StaticString) -> Bool {
+    let count = literal.utf8CodeUnitCount
+    guard end - position >= count, memcmp(base + position, literal.utf8Start, count) == 0 else {
+      return false
+    }
+    position += count
+    return true
+  }
+
+  // MARK: Containers
+
+  /// Reads an object, calling `body` with each key and the cursor positioned at the member's value.
+  /// `body` must consume exactly that value (read it or `skipValue()`).
+  @inlinable
+  public mutating func readObject(
+    _ body: (JSONStringSlice, inout JSONCursor) throws -> Void
+  ) throws {
+    try expect(0x7B, "'{' to start an object")
+    depth += 1
+    defer { depth -= 1 }
+    guard depth <= Self.maximumDepth else {
+      throw error("at most \(Self.maximumDepth) levels of nesting")
+    }
+    if peek() == 0x7D {
+      position += 1
+      return
+    }
+    while true {
+      let key = try readStringSlice()
+      try expect(0x3A, "':' after an object key")
+      try body(key, &self)
+      skipWhitespace()
+      guard position < end else { throw error("',' or '}' after an object member") }
+      let next = base[position]
+      position += 1
+      if next == 0x2C { continue }
+      if next == 0x7D { return }
+      throw error("',' or '}' after an object member", at: position - 1)
+    }
+  }
+
+  /// Reads an array, calling `body` with the cursor positioned at each element.
+  /// `body` must consume exactly that element.
+  @inlinable
+  public mutating func readArray(_ body: (inout JSONCursor) throws -> Void) throws {
+    try expect(0x5B, "'[' to start an array")
+    depth += 1
+    defer { depth -= 1 }
+    guard depth <= Self.maximumDepth else {
+      throw error("at most \(Self.maximumDepth) levels of nesting")
+    }
+    if peek() == 0x5D {
+      position += 1
+      return
+    }
+    while true {
+      try body(&self)
+      skipWhitespace()
+      guard position < end else { throw error("',' or ']' after an array element") }
+      let next = base[position]
+      position += 1
+      if next == 0x2C { continue }
+      if next == 0x5D { return }
+      throw error("',' or ']' after an array element", at: position - 1)
+    }
+  }
+
+  /// Skips one value of any kind, checking its syntax; returns the offsets it spanned.
+  @discardableResult
+  public mutating func skipValue() throws -> Range<Int> {
+    skipWhitespace()
+    let start = position
+    guard position < end else { throw error("a value") }
+    switch base[position] {
+    case 0x22: _ = try readStringSlice()
+    case 0x7B: try readObject { _, cursor in try cursor.skipValue() }
+    case 0x5B: try readArray { cursor in try cursor.skipValue() }
+    case 0x74, 0x66: _ = try readBool()
+    case 0x6E:
+      guard readNull() else { throw error("null") }
+    case 0x2D, 0x30...0x39: _ = try readNumberLiteral()
+    default: throw error("a value (object, array, string, number, true, false or null)")
+    }
+    return start..<position
+  }
+}
+
+/// Where a JSON string's content lies in the text: the bytes between the quotes, still escaped.
+public struct JSONStringSlice: Sendable, Equatable {
+  /// Offset of the first byte after the opening quote.
+  public var start: Int
+  /// Offset of the closing quote.
+  public var end: Int
+  /// Whether the content holds a backslash escape and so must be decoded.
+  public var hasEscapes: Bool
+
+  @inlinable
+  public init(start: Int, end: Int, hasEscapes: Bool) {
+    self.start = start
+    self.end = end
+    self.hasEscapes = hasEscapes
+  }
+
+  /// Decodes the string. The bytes were already checked by the cursor that produced the slice.
+  @inlinable
+  public func string(base: UnsafePointer<UInt8>) -> String {
+    let raw = UnsafeBufferPointer(start: base + start, count: end - start)
+    if !hasEscapes {
+      return String(decoding: raw, as: UTF8.self)
+    }
+    return JSONStringSlice.unescape(raw)
+  }
+
+  /// Decodes backslash escapes. Lone surrogates become U+FFFD; use `JSONValue` parsing where they
+  /// must be rejected.
+  @usableFromInline
+  static func unescape(_ raw: UnsafeBufferPointer<UInt8>) -> String {
+    var output: [UInt8] = []
+    output.reserveCapacity(raw.count)
+    var index = 0
+    func hex4(_ at: Int) -> UInt32 {
+      var value: UInt32 = 0
+      for offset in 0..<4 {
+        value = value << 4 | (JSONCursor.hexValue(raw[at + offset]) ?? 0)
+      }
+      return value
+    }
+    while index < raw.count {
+      let byte = raw[index]
+      guard byte == 0x5C, index + 1 < raw.count else {
+        output.append(byte)
+        index += 1
+        continue
+      }
+      let escaped = raw[index + 1]
+      index += 2
+      switch escaped {
+      case 0x62: output.append(0x08)
+      case 0x66: output.append(0x0C)
+      case 0x6E: output.append(0x0A)
+      case 0x72: output.append(0x0D)
+      case 0x74: output.append(0x09)
+      case 0x75 where index + 4 <= raw.count:
+        var scalar = hex4(index)
+        index += 4
+        if (0xD800..<0xDC00).contains(scalar), index + 6 <= raw.count, raw[index] == 0x5C,
+          raw[index + 1] == 0x75
+        {
+          let low = hex4(index + 2)
+          if (0xDC00..<0xE000).contains(low) {
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            index += 6
+          }
+        }
+        let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+        output.append(contentsOf: String(Character(character)).utf8)
+      default: output.append(escaped)
+      }
+    }
+    return String(decoding: output, as: UTF8.self)
+  }
+}

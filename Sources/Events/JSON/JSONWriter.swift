@@ -1,0 +1,221 @@
+/// Writes compact JSON into a byte buffer, in the order the caller writes members.
+///
+/// This is the log's encoder: no whitespace, keys in the caller's fixed order, strings escaped
+/// minimally (`"`, `\`, and control characters; everything else, including non-ASCII, is written as
+/// UTF-8), numbers in Swift's shortest round-trip form. The same value therefore always encodes to
+/// the same bytes, which idempotency checks and checksums rely on.
+///
+/// Commas are placed automatically: write a key, then its value; containers nest freely.
+public struct JSONWriter: Sendable {
+  /// The bytes written so far.
+  public var bytes: [UInt8]
+  /// Whether the next key or array element needs a comma before it.
+  @usableFromInline var needsComma = false
+  /// Whether a key was just written, so the next value follows a colon, not a comma.
+  @usableFromInline var afterKey = false
+
+  /// Creates a writer with room for `capacity` bytes.
+  public init(capacity: Int = 256) {
+    bytes = []
+    bytes.reserveCapacity(capacity)
+  }
+
+  /// Creates a writer that appends to `bytes`.
+  public init(appendingTo bytes: [UInt8]) {
+    self.bytes = bytes
+  }
+
+  @inlinable
+  mutating func beginValue() {
+    if afterKey {
+      afterKey = false
+    } else if needsComma {
+      bytes.append(0x2C)
+    }
+  }
+
+  // MARK: Containers
+
+  /// Writes `{`.
+  @inlinable
+  public mutating func beginObject() {
+    beginValue()
+    bytes.append(0x7B)
+    needsComma = false
+  }
+
+  /// Writes `}`.
+  @inlinable
+  public mutating func endObject() {
+    bytes.append(0x7D)
+    needsComma = true
+  }
+
+  /// Writes `[`.
+  @inlinable
+  public mutating func beginArray() {
+    beginValue()
+    bytes.append(0x5B)
+    needsComma = false
+  }
+
+  /// Writes `]`.
+  @inlinable
+  public mutating func endArray() {
+    bytes.append(0x5D)
+    needsComma = true
+  }
+
+  /// Writes an object key (which must need no escaping) and the colon after it.
+  @inlinable
+  public mutating func key(_ key: StaticString) {
+    if needsComma { bytes.append(0x2C) }
+    bytes.append(0x22)
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+    bytes.append(0x22)
+    bytes.append(0x3A)
+    afterKey = true
+  }
+
+  /// Writes an object key given at run time, escaped as needed.
+  @inlinable
+  public mutating func key(_ key: String) {
+    if needsComma { bytes.append(0x2C) }
+    appendQuoted(key)
+    bytes.append(0x3A)
+    afterKey = true
+  }
+
+  // MARK: Scalars
+
+  /// Writes a string value.
+  @inlinable
+  public mutating func string(_ value: String) {
+    beginValue()
+    appendQuoted(value)
+    needsComma = true
+  }
+
+  /// Writes an integer value.
+  @inlinable
+  public mutating func integer(_ value: Int64) {
+    beginValue()
+    Self.appendDecimal(value, to: &bytes)
+    needsComma = true
+  }
+
+  /// Writes an integer value.
+  @inlinable
+  public mutating func integer(_ value: Int) {
+    integer(Int64(value))
+  }
+
+  /// Writes a finite number in its shortest round-trip form.
+  /// - Precondition: `value.isFinite`; the domain's value types reject non-finite numbers on input.
+  public mutating func number(_ value: Double) {
+    precondition(value.isFinite, "JSON has no representation for \(value)")
+    beginValue()
+    // Swift's description is the shortest text that reads back as the same Double, and is valid
+    // JSON for every finite value (`5.0`, `1e-05`, `1.5e+300`).
+    bytes.append(contentsOf: value.description.utf8)
+    needsComma = true
+  }
+
+  /// Writes a number from a literal already checked against JSON's grammar, byte for byte.
+  public mutating func numberLiteral(_ literal: String) {
+    beginValue()
+    bytes.append(contentsOf: literal.utf8)
+    needsComma = true
+  }
+
+  /// Writes `true` or `false`.
+  @inlinable
+  public mutating func bool(_ value: Bool) {
+    beginValue()
+    if value {
+      bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
+    } else {
+      bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
+    }
+    needsComma = true
+  }
+
+  /// Writes `null`.
+  @inlinable
+  public mutating func null() {
+    beginValue()
+    bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+    needsComma = true
+  }
+
+  /// Writes bytes that already form one complete, compact JSON value.
+  @inlinable
+  public mutating func rawValue(_ json: some Collection<UInt8>) {
+    beginValue()
+    bytes.append(contentsOf: json)
+    needsComma = true
+  }
+
+  // MARK: Helpers
+
+  /// Appends `value` in quotes, escaping `"`, `\` and control characters.
+  @inlinable
+  public mutating func appendQuoted(_ value: String) {
+    bytes.append(0x22)
+    var value = value
+    value.withUTF8 { utf8 in Self.appendEscaped(utf8, to: &bytes) }
+    bytes.append(0x22)
+  }
+
+  /// Appends UTF-8 text with JSON string escaping (no quotes).
+  @inlinable
+  public static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+    var runStart = 0
+    for index in 0..<utf8.count {
+      let byte = utf8[index]
+      guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+      if runStart < index {
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+      }
+      runStart = index + 1
+      bytes.append(0x5C)
+      switch byte {
+      case 0x22: bytes.append(0x22)
+      case 0x5C: bytes.append(0x5C)
+      case 0x0A: bytes.append(0x6E)
+      case 0x0D: bytes.append(0x72)
+      case 0x09: bytes.append(0x74)
+      case 0x08: bytes.append(0x62)
+      case 0x0C: bytes.append(0x66)
+      default:
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        bytes.append(contentsOf: [0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+      }
+    }
+    if runStart < utf8.count {
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+    }
+  }
+
+  /// Appends the decimal digits of `value`.
+  @inlinable
+  public static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+    if value < 0 { bytes.append(0x2D) }
+    // Work on the magnitude as unsigned so Int64.min has one.
+    var magnitude = value.magnitude
+    if magnitude < 10 {
+      bytes.append(0x30 + UInt8(magnitude))
+      return
+    }
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var count = 0
+      while magnitude > 0 {
+        digits[19 - count] = 0x30 + UInt8(magnitude % 10)
+        magnitude /= 10
+        count += 1
+      }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - count)..<20]))
+    }
+  }
+}

@@ -1,0 +1,1 @@
+// Read models: pure folds from events (see docs/ARCHITECTURE.md).

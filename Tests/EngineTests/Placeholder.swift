@@ -1,0 +1,5 @@
+import Testing
+
+@testable import Engine
+
+@Test func placeholder() {}

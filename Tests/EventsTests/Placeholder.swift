@@ -1,0 +1,5 @@
+import Testing
+
+@testable import Events
+
+@Test func placeholder() {}

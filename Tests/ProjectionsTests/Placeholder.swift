@@ -1,0 +1,5 @@
+import Testing
+
+@testable import Projections
+
+@Test func placeholder() {}
