@@ -1,1 +1,0 @@
-// The log, command handling, importers and replay.

@@ -1,0 +1,87 @@
+import Events
+
+/// One decoded line of the log, borrowing the line's bytes: only valid inside the closure that
+/// handed it out. Fixed-size fields are decoded; strings stay byte ranges until asked for, and
+/// `meta` is parsed only on request, so replay pays for exactly what a projection reads.
+public struct EventLine {
+  /// The line's first byte (`{`).
+  public let base: UnsafePointer<UInt8>
+  /// The line's length without its `\n`.
+  public let length: Int
+  /// 1-based line number in the file.
+  public let lineNumber: Int
+  /// Byte offset of the line's start in the file.
+  public let offset: Int64
+
+  public internal(set) var sequence: Int64 = 0
+  public internal(set) var id = EventID(high: 0, low: 0)
+  public internal(set) var version: Int64 = 0
+  public internal(set) var schemaVersion = 1
+  public internal(set) var timestamp = Timestamp(millisecondsSince1970: 0)
+  public internal(set) var batch: ClosedRange<Int64>?
+  var streamSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
+  var typeSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
+  var metaRange: Range<Int>?
+  var dataRange: Range<Int> = 0..<0
+
+  init(base: UnsafePointer<UInt8>, length: Int, lineNumber: Int, offset: Int64) {
+    self.base = base
+    self.length = length
+    self.lineNumber = lineNumber
+    self.offset = offset
+  }
+
+  /// The stream name.
+  public var stream: String { streamSlice.string(base: base) }
+
+  /// The event type's name.
+  public var type: String { typeSlice.string(base: base) }
+
+  /// The stream name's raw bytes (names with escapes must use `stream`).
+  public var streamBytes: UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: base + streamSlice.start, count: streamSlice.end - streamSlice.start)
+  }
+
+  /// The type name's raw bytes.
+  public var typeBytes: UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: base + typeSlice.start, count: typeSlice.end - typeSlice.start)
+  }
+
+  /// Whether the type is `name`, compared as bytes.
+  @inlinable
+  public func hasType(_ name: StaticString) -> Bool {
+    let bytes = typeBytes
+    return bytes.count == name.utf8CodeUnitCount
+      && bytes.elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: bytes.count))
+  }
+
+  /// The payload object's bytes (`data`), compact JSON.
+  public var data: UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: base + dataRange.lowerBound, count: dataRange.count)
+  }
+
+  /// A cursor positioned at the payload object, for decoding it in place.
+  public var dataCursor: JSONCursor {
+    JSONCursor(base: base + dataRange.lowerBound, count: dataRange.count)
+  }
+
+  /// The whole line's bytes, without the `\n`.
+  public var bytes: UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: base, count: length)
+  }
+
+  /// The audit fields (`meta`); empty when the line has none.
+  public func metadata() -> EventMetadata {
+    guard let metaRange else { return EventMetadata() }
+    // The range was validated when the line was decoded.
+    return (try? LogLineCodec.decodeMetadata(base: base, range: metaRange)) ?? EventMetadata()
+  }
+
+  /// A self-contained copy of the event.
+  public func recordedEvent() -> RecordedEvent {
+    RecordedEvent(
+      sequence: sequence, id: id, stream: stream, version: version, type: type,
+      schemaVersion: schemaVersion, timestamp: timestamp, batch: batch, metadata: metadata(),
+      data: Array(data))
+  }
+}

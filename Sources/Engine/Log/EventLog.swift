@@ -1,0 +1,485 @@
+import Events
+import Foundation
+import Synchronization
+
+/// A JSON-lines event log on disk, open for appending.
+///
+/// - Appends to one or many streams are atomic: every line of a write or none of them.
+/// - Each append checks the stream's expected version under an exclusive `flock`, so writers in
+///   other processes cannot slip in between the check and the write; a writer waits up to
+///   `lockTimeout` for the lock.
+/// - Appending an event id that is already in the log appends nothing and reports where it is;
+///   the same id with other content is an error.
+/// - By default every append is `fdatasync`ed before it returns (`SyncPolicy.always`).
+/// - Opening a log whose end was torn by a crash cuts the torn tail off and reports it.
+///
+/// Thread-safe: appends from several threads are serialized.
+public final class EventLog: Sendable {
+  /// When appends reach stable storage.
+  public enum SyncPolicy: Sendable, Equatable {
+    /// Every append call (and every chunk of an import) is synced before it returns: an append
+    /// reported done survives a crash of the process or the machine.
+    case always
+    /// Never sync. The OS writes data back when it likes: a crash of the machine (not of the
+    /// process) may lose recent appends. For scratch logs and benchmarks only.
+    case never
+  }
+
+  /// How a log behaves; every part can be injected for tests and reproducible logs.
+  public struct Configuration: Sendable {
+    /// The time stamped on appended events.
+    public var clock: @Sendable () -> Timestamp
+    /// Makes an id for an event appended without one, given the sequence number it will get.
+    public var makeEventID: @Sendable (_ sequence: Int64) -> EventID
+    /// When appends are synced.
+    public var syncPolicy: SyncPolicy
+    /// How long a writer waits for another process's lock, in seconds.
+    public var lockTimeout: Double
+    /// Where recovery reports and warnings go.
+    public var report: @Sendable (String) -> Void
+    /// Read size for scans.
+    public var readSize: Int
+
+    public init(
+      clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) },
+      makeEventID: @escaping @Sendable (Int64) -> EventID = { _ in EventID.random() },
+      syncPolicy: SyncPolicy = .always,
+      lockTimeout: Double = 10,
+      report: @escaping @Sendable (String) -> Void = { _ in },
+      readSize: Int = LogReader.defaultReadSize
+    ) {
+      self.clock = clock
+      self.makeEventID = makeEventID
+      self.syncPolicy = syncPolicy
+      self.lockTimeout = lockTimeout
+      self.report = report
+      self.readSize = readSize
+    }
+  }
+
+  /// One stream's part of a write.
+  public struct StreamWrite: Sendable, Equatable {
+    public var stream: String
+    public var expectedVersion: ExpectedVersion
+    public var events: [ProposedEvent]
+
+    public init(stream: String, expectedVersion: ExpectedVersion = .any, events: [ProposedEvent]) {
+      self.stream = stream
+      self.expectedVersion = expectedVersion
+      self.events = events
+    }
+  }
+
+  /// What became of one proposed event.
+  public struct Outcome: Sendable, Equatable {
+    /// The event as the log holds it (for a duplicate, the copy already there).
+    public var event: RecordedEvent
+    /// Whether the id was already in the log, so nothing was appended for it.
+    public var isDuplicate: Bool
+  }
+
+  /// What an import wrote.
+  public struct ImportSummary: Sendable, Equatable {
+    /// Events appended.
+    public var appendedCount: Int
+    /// Events whose ids were already in the log with the same content.
+    public var duplicateCount: Int
+    /// The sequence numbers appended, if any.
+    public var sequences: ClosedRange<Int64>?
+  }
+
+  /// The log file's path.
+  public let path: String
+  /// The configuration it was opened with.
+  public let configuration: Configuration
+  let state: Mutex<State>
+
+  struct State: ~Copyable {
+    var file: FileDescriptor?
+    var identity: FileDescriptor.Status?
+    var index = LogIndex()
+    var lineBuffer: [UInt8] = []
+    var directorySynced = false
+
+    deinit { file?.close() }
+  }
+
+  /// Opens (creating if needed) the log at `path`, recovers a torn tail, and reads it once to
+  /// build the writer's index.
+  /// - Throws: `EngineError.corruptLine` when a line before the end is bad, `.lockTimeout`,
+  ///   `.io`.
+  public init(path: String, configuration: Configuration = Configuration()) throws {
+    self.path = path
+    self.configuration = configuration
+    state = Mutex(State())
+    try withLockedLog { _ in }
+  }
+
+  /// The last committed event's sequence number (0 for an empty log), as of the last append or
+  /// refresh by this writer.
+  public var lastSequence: Int64 {
+    state.withLock { $0.index.lastSequence }
+  }
+
+  /// A stream's version (0 when it has no events), as of the last append or refresh.
+  public func version(of stream: String) -> Int64 {
+    state.withLock { $0.index.version(of: stream) }
+  }
+
+  /// The number of distinct streams.
+  public var streamCount: Int {
+    state.withLock { $0.index.streamVersions.count }
+  }
+
+  /// A reader over the same file.
+  public var reader: LogReader {
+    LogReader(path: path, readSize: configuration.readSize, warn: configuration.report)
+  }
+
+  // MARK: Appending
+
+  /// Appends `events` to `stream` atomically, if the stream is at `expectedVersion`.
+  ///
+  /// Events whose ids are already in the log (with the same stream, type and data) are not
+  /// appended again; their outcome reports the existing copy.
+  /// - Returns: one outcome per event, in order.
+  /// - Throws: `EngineError.versionConflict`, `.duplicateEventID`, `.invalidEvent`,
+  ///   `.lockTimeout`, `.io`; the log is unchanged when anything is thrown.
+  @discardableResult
+  public func append(
+    _ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion = .any
+  ) throws -> [Outcome] {
+    try append([StreamWrite(stream: stream, expectedVersion: expectedVersion, events: events)])
+  }
+
+  /// Appends writes to several streams as one atomic write (one sync).
+  @discardableResult
+  public func append(_ writes: [StreamWrite]) throws -> [Outcome] {
+    try withLockedLog { state in
+      let plan = try self.plan(writes, state: &state)
+      guard !plan.newEvents.isEmpty else { return plan.outcomes(appended: []) }
+      let timestamp = configuration.clock()
+      let recorded = try write(plan, at: timestamp, chunkSize: Int.max, state: &state)
+      return plan.outcomes(appended: recorded)
+    }
+  }
+
+  /// Appends many writes as one atomic write, synced once per `chunkSize` events (group
+  /// commit): the import is committed when its last chunk is synced, and a crash before that
+  /// leaves nothing of it once the log is reopened.
+  @discardableResult
+  public func importEvents(_ writes: [StreamWrite], chunkSize: Int = 1000) throws -> ImportSummary {
+    precondition(chunkSize > 0, "chunk size must be positive")
+    return try withLockedLog { state in
+      let plan = try self.plan(writes, state: &state)
+      let duplicates = plan.duplicateCount
+      guard !plan.newEvents.isEmpty else {
+        return ImportSummary(appendedCount: 0, duplicateCount: duplicates, sequences: nil)
+      }
+      let timestamp = configuration.clock()
+      let first = state.index.lastSequence + 1
+      _ = try write(plan, at: timestamp, chunkSize: chunkSize, state: &state, keepEvents: false)
+      return ImportSummary(
+        appendedCount: plan.newEvents.count, duplicateCount: duplicates,
+        sequences: first...state.index.lastSequence)
+    }
+  }
+
+  /// Re-reads whatever other processes appended since this writer last looked (and recovers a
+  /// torn tail). Appends do this themselves; call it to refresh `lastSequence` and `version(of:)`.
+  public func refresh() throws {
+    try withLockedLog { _ in }
+  }
+
+  // MARK: Locking and catching up
+
+  /// Runs `body` holding the in-process mutex and the file lock, with the index current.
+  func withLockedLog<T>(_ body: (inout State) throws -> T) throws -> T {
+    try state.withLock { state in
+      let file = try openIfNeeded(&state)
+      try acquireFileLock(file)
+      defer { file.unlock() }
+      try catchUp(file, &state)
+      return try body(&state)
+    }
+  }
+
+  private func openIfNeeded(_ state: inout State) throws -> FileDescriptor {
+    // Reopen when the path now names another file (the log was replaced or moved away).
+    if let file = state.file, let identity = state.identity,
+      let current = FileDescriptor.status(atPath: path),
+      current.device == identity.device, current.inode == identity.inode
+    {
+      return file
+    }
+    state.file?.close()
+    state.file = nil
+    let file = try FileDescriptor.open(path, .appendCreating)
+    state.file = file
+    state.identity = try file.status()
+    state.index = LogIndex()
+    return file
+  }
+
+  private func acquireFileLock(_ file: FileDescriptor) throws {
+    if try file.tryLockExclusive() { return }
+    let clock = ContinuousClock()
+    let deadline = clock.now + .milliseconds(Int64(configuration.lockTimeout * 1000))
+    var pause = Duration.microseconds(200)
+    while clock.now < deadline {
+      Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
+      if try file.tryLockExclusive() { return }
+      pause = min(pause * 2, .milliseconds(50))
+    }
+    throw EngineError.lockTimeout(path: path, seconds: configuration.lockTimeout)
+  }
+
+  /// Brings the index up to the file's committed end, cutting off a torn tail.
+  private func catchUp(_ file: FileDescriptor, _ state: inout State) throws {
+    let size = try file.status().size
+    if size == state.index.committedEnd { return }
+    let tail = try LogTail.examine(file, path: path)
+    if tail.committedEnd < state.index.committedEnd {
+      // The file no longer holds what we indexed: start over.
+      state.index = LogIndex()
+    }
+    try state.index.catchUp(reading: file, with: reader, to: tail.committedEnd)
+    if tail.hasUncommittedBytes, let description = tail.uncommittedDescription {
+      try file.truncate(to: tail.committedEnd)
+      if configuration.syncPolicy == .always { try file.synchronize() }
+      configuration.report("recovered '\(path)': cut \(description)")
+    }
+  }
+
+  // MARK: Planning and writing
+
+  /// A validated write: which events are new (with their stream and version) and which are
+  /// duplicates of events already in the log.
+  struct Plan {
+    struct NewEvent {
+      var stream: String
+      var version: Int64
+      var event: ProposedEvent
+    }
+
+    enum Slot {
+      case new(Int)
+      case duplicate(RecordedEvent)
+    }
+
+    var newEvents: [NewEvent] = []
+    var slots: [Slot] = []
+
+    var duplicateCount: Int {
+      slots.count { if case .duplicate = $0 { true } else { false } }
+    }
+
+    func outcomes(appended: [RecordedEvent]) -> [Outcome] {
+      slots.map { slot in
+        switch slot {
+        case .new(let index): Outcome(event: appended[index], isDuplicate: false)
+        case .duplicate(let existing): Outcome(event: existing, isDuplicate: true)
+        }
+      }
+    }
+  }
+
+  private func plan(_ writes: [StreamWrite], state: inout State) throws -> Plan {
+    var plan = Plan()
+    var pendingVersions: [String: Int64] = [:]
+    var idsInWrite: [EventID: String] = [:]
+    let total = writes.reduce(0) { $0 + $1.events.count }
+    plan.newEvents.reserveCapacity(total)
+    plan.slots.reserveCapacity(total)
+    guard let file = state.file else { return plan }
+    var position = 0
+    for write in writes {
+      if let problem = EnvelopeRules.problem(withStreamName: write.stream) {
+        throw EngineError.invalidEvent(location: nil, problem: problem)
+      }
+      var versionChecked = false
+      for event in write.events {
+        position += 1
+        let location = total > 1 ? "event \(position) of \(total)" : nil
+        try validate(event, location: location)
+        if let id = event.id {
+          if let offset = state.index.eventOffsets[id] {
+            let existing = try recordedEvent(in: file, at: offset)
+            if let difference = difference(between: existing, and: event, stream: write.stream) {
+              throw EngineError.duplicateEventID(
+                id: id, existingSequence: existing.sequence, difference: difference)
+            }
+            plan.slots.append(.duplicate(existing))
+            continue
+          }
+          if let other = idsInWrite.updateValue(write.stream, forKey: id) {
+            throw EngineError.invalidEvent(
+              location: location,
+              problem: "event id \(id) appears twice in this write (also for stream '\(other)')")
+          }
+        }
+        let current = pendingVersions[write.stream] ?? state.index.version(of: write.stream)
+        if !versionChecked {
+          guard write.expectedVersion.isSatisfied(byStreamVersion: current) else {
+            throw EngineError.versionConflict(
+              stream: write.stream, expected: write.expectedVersion, actual: current)
+          }
+          versionChecked = true
+        }
+        pendingVersions[write.stream] = current + 1
+        plan.slots.append(.new(plan.newEvents.count))
+        plan.newEvents.append(
+          Plan.NewEvent(stream: write.stream, version: current + 1, event: event))
+      }
+    }
+    return plan
+  }
+
+  /// Checks what the envelope needs of an event; its type's vocabulary is the caller's concern.
+  private func validate(_ event: ProposedEvent, location: String?) throws {
+    if let problem = EnvelopeRules.problem(withTypeName: event.type) {
+      throw EngineError.invalidEvent(location: location, problem: problem)
+    }
+    guard event.schemaVersion >= 1 else {
+      throw EngineError.invalidEvent(
+        location: location, problem: "schema version \(event.schemaVersion) is not ≥ 1")
+    }
+    try event.data.withUnsafeBytes { bytes in
+      var cursor = JSONCursor(bytes)
+      guard cursor.peek() == 0x7B else {
+        throw EngineError.invalidEvent(
+          location: location,
+          problem:
+            "data must be a JSON object, found \(bytes.count == 0 ? "nothing" : "another value")")
+      }
+      do {
+        try cursor.skipValue()
+        try cursor.expectEnd()
+      } catch {
+        throw EngineError.invalidEvent(
+          location: location, problem: "data is not valid JSON: \(error)")
+      }
+      if bytes.contains(0x0A) || bytes.contains(0x0D) {
+        throw EngineError.invalidEvent(
+          location: location, problem: "data must be compact JSON without line breaks")
+      }
+    }
+  }
+
+  /// Why `proposed` is not the same event as `existing`, or `nil` when it is.
+  private func difference(
+    between existing: RecordedEvent, and proposed: ProposedEvent, stream: String
+  ) -> String? {
+    if existing.stream != stream {
+      return "stream '\(existing.stream)' there, '\(stream)' here"
+    }
+    if existing.type != proposed.type {
+      return "type '\(existing.type)' there, '\(proposed.type)' here"
+    }
+    if existing.data != proposed.data {
+      return
+        "data \(existing.dataText) there, \(String(decoding: proposed.data, as: UTF8.self)) here"
+    }
+    return nil
+  }
+
+  /// Reads the event whose line starts at `offset`.
+  func recordedEvent(in file: FileDescriptor, at offset: Int64) throws -> RecordedEvent {
+    var length = 4096
+    while true {
+      let bytes = try file.readFully(count: length, at: offset)
+      if let newline = bytes.firstIndex(of: 0x0A) {
+        return try bytes.withUnsafeBufferPointer { buffer in
+          do throws(LogLineCodec.Problem) {
+            let line = try LogLineCodec.decode(
+              buffer.baseAddress.unsafelyUnwrapped, length: newline, lineNumber: 0, offset: offset)
+            return line.recordedEvent()
+          } catch {
+            throw EngineError.corruptLine(
+              path: path, line: 0, offset: offset, problem: error.message)
+          }
+        }
+      }
+      guard bytes.count == length else {
+        throw EngineError.corruptLine(
+          path: path, line: 0, offset: offset, problem: "line has no end")
+      }
+      length *= 4
+    }
+  }
+
+  /// Encodes and writes the plan's new events, syncing after every `chunkSize` events; on any
+  /// failure the file is cut back to where it was.
+  private func write(
+    _ plan: Plan, at timestamp: Timestamp, chunkSize: Int, state: inout State,
+    keepEvents: Bool = true
+  ) throws -> [RecordedEvent] {
+    guard let file = state.file else { return [] }
+    let start = state.index.committedEnd
+    let firstSequence = state.index.lastSequence + 1
+    let lastSequence = firstSequence + Int64(plan.newEvents.count) - 1
+    let batch = plan.newEvents.count > 1 ? firstSequence...lastSequence : nil
+    var recorded: [RecordedEvent] = []
+    if keepEvents { recorded.reserveCapacity(plan.newEvents.count) }
+    var offsets: [(EventID, Int64)] = []
+    offsets.reserveCapacity(plan.newEvents.count)
+    var buffer = state.lineBuffer
+    buffer.removeAll(keepingCapacity: true)
+    var written = start
+    do {
+      var sequence = firstSequence
+      for (index, new) in plan.newEvents.enumerated() {
+        let id = new.event.id ?? configuration.makeEventID(sequence)
+        if new.event.id == nil, let existing = state.index.eventOffsets[id] {
+          throw EngineError.invalidEvent(
+            location: nil,
+            problem:
+              "the id generator made \(id) for seq \(sequence), but the line at byte \(existing) has it; use another --id-seed"
+          )
+        }
+        offsets.append((id, written + Int64(buffer.count)))
+        new.event.data.withUnsafeBytes { data in
+          LogLineCodec.encode(
+            sequence: sequence, id: id, stream: new.stream, version: new.version,
+            type: new.event.type, schemaVersion: new.event.schemaVersion, timestamp: timestamp,
+            batch: batch, metadata: new.event.metadata, data: data, into: &buffer)
+        }
+        if keepEvents {
+          recorded.append(
+            RecordedEvent(
+              sequence: sequence, id: id, stream: new.stream, version: new.version,
+              type: new.event.type, schemaVersion: new.event.schemaVersion, timestamp: timestamp,
+              batch: batch, metadata: new.event.metadata, data: new.event.data))
+        }
+        sequence += 1
+        if (index + 1) % chunkSize == 0 || index + 1 == plan.newEvents.count {
+          try buffer.withUnsafeBytes { try file.writeAll($0) }
+          if configuration.syncPolicy == .always { try file.synchronize() }
+          written += Int64(buffer.count)
+          buffer.removeAll(keepingCapacity: true)
+        }
+      }
+    } catch {
+      // Leave the log as it was: nothing of this write stays.
+      try? file.truncate(to: start)
+      if configuration.syncPolicy == .always { try? file.synchronize() }
+      throw error
+    }
+    if !state.directorySynced, configuration.syncPolicy == .always {
+      // The file may be new: make its directory entry durable too (once per writer).
+      FileDescriptor.synchronizeDirectory(containing: path)
+      state.directorySynced = true
+    }
+    // Only now, with everything written and synced, does the index take the events in.
+    state.lineBuffer = buffer.count > 1 << 20 ? [] : buffer
+    for new in plan.newEvents {
+      state.index.streamVersions[new.stream] = new.version
+    }
+    for (id, offset) in offsets {
+      state.index.eventOffsets[id] = offset
+    }
+    state.index.lastSequence = lastSequence
+    state.index.committedEnd = written
+    return recorded
+  }
+}

@@ -1,0 +1,344 @@
+import Events
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Encodes and decodes one line of the log. The format is specified in docs/FORMAT.md:
+///
+///     {"seq":1,"id":"…","stream":"contact-13","version":1,"type":"ContactAdded","schema":1,
+///      "at":"2026-11-22T10:15:00.000Z","batch":[1,3],"meta":{"actor":"ana"},"data":{…},
+///      "crc":"1a2b3c4d"}
+///
+/// (one line; `batch` and `meta` only when present).
+///
+/// - Note: the checksum is CRC-32C over every byte of the line before `,"crc":"`, written as 8
+///   lowercase hex digits, and `crc` is always the last member, so the line always ends with the
+///   18 bytes `,"crc":"xxxxxxxx"}`. A change to any single byte is caught: inside the covered
+///   part by the CRC, in the suffix by its fixed shape, in the newline by the line structure.
+enum LogLineCodec {
+  /// `,"crc":"` + 8 hex digits + `"}`.
+  static let suffixLength = 18
+
+  // MARK: Encoding
+
+  /// Appends one complete line (with its `\n`) to `bytes`.
+  static func encode(
+    sequence: Int64, id: EventID, stream: String, version: Int64, type: String, schemaVersion: Int,
+    timestamp: Timestamp, batch: ClosedRange<Int64>?, metadata: EventMetadata,
+    data: UnsafeRawBufferPointer, into bytes: inout [UInt8]
+  ) {
+    let start = bytes.count
+    append("{\"seq\":", to: &bytes)
+    JSONWriter.appendDecimal(sequence, to: &bytes)
+    append(",\"id\":\"", to: &bytes)
+    id.appendText(to: &bytes)
+    append("\",\"stream\":", to: &bytes)
+    appendQuoted(stream, to: &bytes)
+    append(",\"version\":", to: &bytes)
+    JSONWriter.appendDecimal(version, to: &bytes)
+    append(",\"type\":", to: &bytes)
+    appendQuoted(type, to: &bytes)
+    append(",\"schema\":", to: &bytes)
+    JSONWriter.appendDecimal(Int64(schemaVersion), to: &bytes)
+    append(",\"at\":\"", to: &bytes)
+    timestamp.appendText(to: &bytes)
+    bytes.append(0x22)
+    if let batch {
+      append(",\"batch\":[", to: &bytes)
+      JSONWriter.appendDecimal(batch.lowerBound, to: &bytes)
+      bytes.append(0x2C)
+      JSONWriter.appendDecimal(batch.upperBound, to: &bytes)
+      bytes.append(0x5D)
+    }
+    if !metadata.isEmpty {
+      append(",\"meta\":{", to: &bytes)
+      var first = true
+      for (key, value) in [
+        ("actor", metadata.actor), ("reason", metadata.reason),
+        ("correlation", metadata.correlation), ("causation", metadata.causation),
+      ] {
+        guard let value else { continue }
+        if !first { bytes.append(0x2C) }
+        first = false
+        appendQuoted(key, to: &bytes)
+        bytes.append(0x3A)
+        appendQuoted(value, to: &bytes)
+      }
+      bytes.append(0x7D)
+    }
+    append(",\"data\":", to: &bytes)
+    bytes.append(contentsOf: data)
+    let crc = bytes.withUnsafeBytes { buffer in
+      CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[start...]))
+    }
+    append(",\"crc\":\"", to: &bytes)
+    appendHex(crc, to: &bytes)
+    append("\"}\n", to: &bytes)
+  }
+
+  @inline(__always)
+  static func append(_ literal: StaticString, to bytes: inout [UInt8]) {
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+  }
+
+  static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
+    bytes.append(0x22)
+    var text = text
+    text.withUTF8 { JSONWriter.appendEscaped($0, to: &bytes) }
+    bytes.append(0x22)
+  }
+
+  static func appendHex(_ value: UInt32, to bytes: inout [UInt8]) {
+    let digits: StaticString = "0123456789abcdef"
+    for shift in stride(from: 28, through: 0, by: -4) {
+      bytes.append(digits.utf8Start[Int((value >> UInt32(shift)) & 0xF)])
+    }
+  }
+
+  // MARK: Decoding
+
+  /// Why a line could not be decoded.
+  struct Problem: Error {
+    var message: String
+  }
+
+  /// Decodes and checks one line (without its `\n`).
+  ///
+  /// Checks the checksum first, then the envelope. The writer's fixed layout is read on a fast
+  /// path; a line with the same members in another order or with whitespace (another tool may
+  /// have written it) falls back to a general object reader.
+  static func decode(
+    _ base: UnsafePointer<UInt8>, length: Int, lineNumber: Int, offset: Int64
+  ) throws(Problem) -> EventLine {
+    guard length >= suffixLength + 2 else {
+      throw Problem(message: length == 0 ? "empty line" : "line too short to be an event")
+    }
+    let bodyLength = length - suffixLength
+    let suffix = base + bodyLength
+    guard memcmp(suffix, ",\"crc\":\"", 8) == 0, suffix[16] == 0x22, suffix[17] == 0x7D else {
+      throw Problem(message: "line does not end with the checksum member ,\"crc\":\"<8 hex>\"}")
+    }
+    var stored: UInt32 = 0
+    for index in 8..<16 {
+      let byte = suffix[index]
+      let digit: UInt32
+      switch byte {
+      case 0x30...0x39: digit = UInt32(byte - 0x30)
+      case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
+      default:
+        throw Problem(message: "checksum is not 8 lowercase hex digits")
+      }
+      stored = stored << 4 | digit
+    }
+    let computed = CRC32C.checksum(UnsafeRawBufferPointer(start: base, count: bodyLength))
+    guard computed == stored else {
+      var expected: [UInt8] = []
+      appendHex(computed, to: &expected)
+      throw Problem(
+        message:
+          "checksum mismatch: the line says \(String(decoding: UnsafeBufferPointer(start: suffix + 8, count: 8), as: UTF8.self)), its bytes give \(String(decoding: expected, as: UTF8.self))"
+      )
+    }
+    var line = EventLine(base: base, length: length, lineNumber: lineNumber, offset: offset)
+    if decodeFast(&line, bodyLength: bodyLength) {
+      return line
+    }
+    try decodeGeneral(&line, bodyLength: bodyLength)
+    return line
+  }
+
+  /// The writer's exact layout. Returns false (leaving `line` partly filled) at the first
+  /// deviation, and the general reader takes over.
+  @inline(__always)
+  static func decodeFast(_ line: inout EventLine, bodyLength: Int) -> Bool {
+    var cursor = JSONCursor(base: line.base, count: bodyLength)
+    do {
+      guard cursor.consume("{\"seq\":") else { return false }
+      line.sequence = try cursor.readInt64()
+      guard cursor.consume(",\"id\":\"") else { return false }
+      let idStart = cursor.position
+      guard bodyLength - idStart > 37, line.base[idStart + 36] == 0x22,
+        let id = EventID(utf8: UnsafeBufferPointer(start: line.base + idStart, count: 36))
+      else { return false }
+      line.id = id
+      cursor.position = idStart + 37
+      guard cursor.consume(",\"stream\":") else { return false }
+      line.streamSlice = try cursor.readStringSlice()
+      guard cursor.consume(",\"version\":") else { return false }
+      line.version = try cursor.readInt64()
+      guard cursor.consume(",\"type\":") else { return false }
+      line.typeSlice = try cursor.readStringSlice()
+      guard cursor.consume(",\"schema\":") else { return false }
+      line.schemaVersion = Int(try cursor.readInt64())
+      guard cursor.consume(",\"at\":\""), bodyLength - cursor.position > 25,
+        line.base[cursor.position + 24] == 0x22,
+        let timestamp = Timestamp.parseLogForm(
+          UnsafeBufferPointer(start: line.base + cursor.position, count: 24))
+      else { return false }
+      line.timestamp = timestamp
+      cursor.position += 25
+      if cursor.consume(",\"batch\":[") {
+        let first = try cursor.readInt64()
+        guard cursor.consume(",") else { return false }
+        let last = try cursor.readInt64()
+        guard cursor.consume("]"), first <= last else { return false }
+        line.batch = first...last
+      }
+      if cursor.consume(",\"meta\":") {
+        let start = cursor.position
+        _ = try decodeMetadata(base: line.base, range: start..<bodyLength, cursor: &cursor)
+        line.metaRange = start..<cursor.position
+      }
+      guard cursor.consume(",\"data\":"), cursor.currentByte == 0x7B,
+        line.base[bodyLength - 1] == 0x7D
+      else { return false }
+      line.dataRange = cursor.position..<bodyLength
+      return try validateFields(line)
+    } catch {
+      return false
+    }
+  }
+
+  /// Members in any order, whitespace allowed; every problem named.
+  static func decodeGeneral(_ line: inout EventLine, bodyLength: Int) throws(Problem) {
+    // The body is the object without its closing brace (that sits in the suffix), so members
+    // are read one by one until the body ends.
+    var cursor = JSONCursor(base: line.base, count: bodyLength)
+    var seen: Set<String> = []
+    var sawData = false
+    do {
+      try cursor.expect(0x7B, "'{' to start the event")
+      var first = true
+      while true {
+        cursor.skipWhitespace()
+        if cursor.position >= bodyLength { break }
+        if !first { try cursor.expect(0x2C, "',' between members") }
+        first = false
+        let keySlice = try cursor.readStringSlice()
+        let key = keySlice.string(base: line.base)
+        guard seen.insert(key).inserted else {
+          throw Problem(message: "member '\(key)' appears twice")
+        }
+        try cursor.expect(0x3A, "':' after '\(key)'")
+        cursor.skipWhitespace()
+        switch key {
+        case "seq": line.sequence = try cursor.readInt64()
+        case "id":
+          let slice = try cursor.readStringSlice()
+          guard !slice.hasEscapes,
+            let id = EventID(
+              utf8: UnsafeBufferPointer(
+                start: line.base + slice.start, count: slice.end - slice.start))
+          else { throw Problem(message: "'id' is not a UUID") }
+          line.id = id
+        case "stream": line.streamSlice = try cursor.readStringSlice()
+        case "version": line.version = try cursor.readInt64()
+        case "type": line.typeSlice = try cursor.readStringSlice()
+        case "schema": line.schemaVersion = Int(try cursor.readInt64())
+        case "at":
+          let slice = try cursor.readStringSlice()
+          guard
+            let timestamp = Timestamp.parseLogForm(
+              UnsafeBufferPointer(start: line.base + slice.start, count: slice.end - slice.start))
+          else { throw Problem(message: "'at' is not a UTC time like 2026-11-22T10:15:00.000Z") }
+          line.timestamp = timestamp
+        case "batch":
+          var bounds: [Int64] = []
+          try cursor.readArray { element in bounds.append(try element.readInt64()) }
+          guard bounds.count == 2, bounds[0] <= bounds[1] else {
+            throw Problem(message: "'batch' is not [first seq, last seq]")
+          }
+          line.batch = bounds[0]...bounds[1]
+        case "meta":
+          let start = cursor.position
+          _ = try decodeMetadata(base: line.base, range: start..<bodyLength, cursor: &cursor)
+          line.metaRange = start..<cursor.position
+        case "data":
+          guard cursor.currentByte == 0x7B else {
+            throw Problem(message: "'data' is not an object")
+          }
+          let range = try cursor.skipValue()
+          line.dataRange = range
+          sawData = true
+        default:
+          throw Problem(message: "unknown envelope member '\(key)'")
+        }
+      }
+    } catch let problem as Problem {
+      throw problem
+    } catch let syntax as JSONSyntaxError {
+      throw Problem(message: "malformed envelope: \(syntax)")
+    } catch {
+      throw Problem(message: "malformed envelope: \(error)")
+    }
+    for required in ["seq", "id", "stream", "version", "type", "at"] where !seen.contains(required)
+    {
+      throw Problem(message: "envelope lacks '\(required)'")
+    }
+    guard sawData else { throw Problem(message: "envelope lacks 'data'") }
+    do {
+      _ = try validateFields(line)
+    } catch let problem as Problem {
+      throw problem
+    } catch {
+      throw Problem(message: "\(error)")
+    }
+  }
+
+  /// Checks value ranges common to both paths.
+  static func validateFields(_ line: EventLine) throws -> Bool {
+    guard line.sequence >= 1 else { throw Problem(message: "'seq' \(line.sequence) is not ≥ 1") }
+    guard line.version >= 1 else { throw Problem(message: "'version' \(line.version) is not ≥ 1") }
+    guard line.schemaVersion >= 1 else {
+      throw Problem(message: "'schema' \(line.schemaVersion) is not ≥ 1")
+    }
+    if let batch = line.batch, !batch.contains(line.sequence) {
+      throw Problem(message: "'batch' \(batch) does not contain the event's seq \(line.sequence)")
+    }
+    guard line.streamSlice.end > line.streamSlice.start else {
+      throw Problem(message: "'stream' is empty")
+    }
+    guard line.typeSlice.end > line.typeSlice.start else {
+      throw Problem(message: "'type' is empty")
+    }
+    return true
+  }
+
+  /// Reads `meta` at `range.lowerBound`.
+  static func decodeMetadata(base: UnsafePointer<UInt8>, range: Range<Int>) throws -> EventMetadata
+  {
+    var cursor = JSONCursor(base: base, count: range.upperBound)
+    cursor.position = range.lowerBound
+    return try decodeMetadata(base: base, range: range, cursor: &cursor)
+  }
+
+  static func decodeMetadata(
+    base: UnsafePointer<UInt8>, range: Range<Int>, cursor: inout JSONCursor
+  ) throws -> EventMetadata {
+    var metadata = EventMetadata()
+    try cursor.readObject { key, value in
+      let text = try value.readString()
+      if value.slice(key, equals: "actor") {
+        metadata.actor = text
+      } else if value.slice(key, equals: "reason") {
+        metadata.reason = text
+      } else if value.slice(key, equals: "correlation") {
+        metadata.correlation = text
+      } else if value.slice(key, equals: "causation") {
+        metadata.causation = text
+      } else {
+        throw Problem(
+          message:
+            "unknown 'meta' member '\(key.string(base: base))' (expected actor, reason, correlation or causation)"
+        )
+      }
+    }
+    return metadata
+  }
+}

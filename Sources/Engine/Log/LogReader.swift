@@ -1,0 +1,106 @@
+import Events
+
+/// Reads the committed events of a log, in order, straight from its bytes.
+///
+/// Readers take no lock: they snapshot the file's committed end when they start (see `LogTail`)
+/// and never see a partial line or an unfinished multi-event write. Every line's checksum and
+/// envelope are checked, and sequence numbers must run gapless from 1: a bad line is an error
+/// naming its line number, never skipped.
+public struct LogReader: Sendable {
+  /// The log file.
+  public let path: String
+  /// Bytes per read; tests use tiny sizes to cross every line boundary.
+  public var readSize: Int
+  /// Where warnings go (e.g. a torn last line being ignored); stderr in the CLI.
+  public var warn: @Sendable (String) -> Void
+
+  /// A place in the log to start reading: the byte offset of a line and the sequence number of
+  /// the event on it (line numbers equal sequence numbers in a valid log).
+  public struct Position: Sendable, Equatable, Hashable {
+    public var offset: Int64
+    public var sequence: Int64
+
+    public init(offset: Int64, sequence: Int64) {
+      self.offset = offset
+      self.sequence = sequence
+    }
+
+    /// The first event.
+    public static let start = Position(offset: 0, sequence: 1)
+  }
+
+  /// What a read covered.
+  public struct Summary: Sendable, Equatable {
+    /// The last event handed out (0 if none).
+    public var lastSequence: Int64
+    /// Offset just past the last event handed out.
+    public var endOffset: Int64
+    /// The log's committed end when the read began.
+    public var committedEnd: Int64
+    /// Whether the body stopped the read before the end.
+    public var stoppedEarly: Bool
+  }
+
+  /// The default read size, 4 MiB: large enough that system calls cost nothing next to parsing.
+  public static let defaultReadSize = 4 << 20
+
+  public init(
+    path: String, readSize: Int = LogReader.defaultReadSize,
+    warn: @escaping @Sendable (String) -> Void = { _ in }
+  ) {
+    self.path = path
+    self.readSize = readSize
+    self.warn = warn
+  }
+
+  /// Calls `body` with each committed event from `position` on; `body` returns false to stop.
+  /// - Throws: `EngineError.fileNotFound` when there is no log, `.corruptLine` at the first bad
+  ///   line, `.io` when reading fails.
+  @discardableResult
+  public func forEachEvent(
+    from position: Position = .start, _ body: (EventLine) throws -> Bool
+  ) throws -> Summary {
+    let file = try FileDescriptor.open(path, .readOnly)
+    defer { file.close() }
+    let tail = try LogTail.examine(file, path: path)
+    if let bad = tail.badLastLine {
+      warn(
+        "ignoring the damaged last line of '\(path)' (bytes \(bad.range.lowerBound)..<\(bad.range.upperBound): "
+          + "\(bad.problem)); a crash mid-append leaves such a line, and the next append removes it"
+      )
+    }
+    return try read(file, from: position, to: tail.committedEnd, body)
+  }
+
+  /// Reads `position..<end` of an open log, checking every line and the sequence order.
+  func read(
+    _ file: FileDescriptor, from position: Position, to end: Int64,
+    _ body: (EventLine) throws -> Bool
+  ) throws -> Summary {
+    var expectedSequence = position.sequence
+    let path = self.path
+    let outcome = try LineScanner(readSize: readSize).scan(file, from: position.offset, to: end) {
+      base, length, offset in
+      let lineNumber = Int(expectedSequence)
+      let line: EventLine
+      do throws(LogLineCodec.Problem) {
+        line = try LogLineCodec.decode(base, length: length, lineNumber: lineNumber, offset: offset)
+      } catch {
+        throw EngineError.corruptLine(
+          path: path, line: lineNumber, offset: offset, problem: error.message)
+      }
+      guard line.sequence == expectedSequence else {
+        throw EngineError.corruptLine(
+          path: path, line: lineNumber, offset: offset,
+          problem:
+            "seq is \(line.sequence) where \(expectedSequence) was expected (seq runs gapless from 1)"
+        )
+      }
+      expectedSequence += 1
+      return try body(line)
+    }
+    return Summary(
+      lastSequence: expectedSequence - 1, endOffset: outcome.endOfLastLine, committedEnd: end,
+      stoppedEarly: outcome.stoppedEarly)
+  }
+}

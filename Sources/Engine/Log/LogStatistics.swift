@@ -1,0 +1,47 @@
+import Events
+
+/// Counts over a whole log, for `replay stats`.
+public struct LogStatistics: Sendable, Equatable {
+  /// Committed events.
+  public var eventCount: Int = 0
+  /// Distinct streams.
+  public var streamCount: Int = 0
+  /// Events per type name.
+  public var eventsByType: [String: Int] = [:]
+  /// Events per stream category (the part of the stream name before its first `-`).
+  public var eventsByCategory: [String: Int] = [:]
+  /// Streams per category.
+  public var streamsByCategory: [String: Int] = [:]
+  /// The earliest and latest `at` in the log (not necessarily the first and last lines').
+  public var firstTimestamp: Timestamp?
+  public var lastTimestamp: Timestamp?
+  /// The last event's sequence number.
+  public var lastSequence: Int64 = 0
+  /// The file's size in bytes.
+  public var byteCount: Int64 = 0
+
+  public init() {}
+
+  /// Reads the log at `reader.path` once and counts.
+  public init(reading reader: LogReader) throws {
+    var streams: Set<String> = []
+    var statistics = LogStatistics()
+    let summary = try reader.forEachEvent { line in
+      statistics.eventCount += 1
+      statistics.eventsByType[line.type, default: 0] += 1
+      let stream = line.stream
+      let category = String(EnvelopeRules.category(ofStream: stream))
+      statistics.eventsByCategory[category, default: 0] += 1
+      if streams.insert(stream).inserted {
+        statistics.streamsByCategory[category, default: 0] += 1
+      }
+      statistics.firstTimestamp = min(statistics.firstTimestamp ?? line.timestamp, line.timestamp)
+      statistics.lastTimestamp = max(statistics.lastTimestamp ?? line.timestamp, line.timestamp)
+      return true
+    }
+    statistics.streamCount = streams.count
+    statistics.lastSequence = summary.lastSequence
+    statistics.byteCount = FileDescriptor.status(atPath: reader.path)?.size ?? summary.committedEnd
+    self = statistics
+  }
+}

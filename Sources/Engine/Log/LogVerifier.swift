@@ -1,0 +1,162 @@
+import Events
+
+/// Checks a whole log without changing it: every line's checksum and envelope, `seq` gapless
+/// from 1, versions consecutive per stream, ids unique, multi-event writes whole, payloads valid
+/// JSON objects. Unlike a reader it does not stop at the first problem: it lists them all.
+public struct LogVerifier: Sendable {
+  /// One thing wrong with one line.
+  public struct Problem: Sendable, Equatable, CustomStringConvertible {
+    /// 1-based line number.
+    public var line: Int
+    /// Byte offset where the line starts.
+    public var offset: Int64
+    public var message: String
+
+    public var description: String { "line \(line): \(message)" }
+  }
+
+  /// What `verify` found.
+  public struct Report: Sendable, Equatable {
+    /// Committed events that passed every check.
+    public var eventCount: Int
+    /// Distinct streams.
+    public var streamCount: Int
+    /// The last event's sequence number.
+    public var lastSequence: Int64
+    /// The file's size in bytes.
+    public var byteCount: Int64
+    /// Everything wrong, in line order.
+    public var problems: [Problem]
+    /// What lies after the committed events (an unfinished or torn write), which the next
+    /// writer will cut; not a problem by itself.
+    public var uncommittedTail: String?
+
+    /// Whether the log passed.
+    public var isValid: Bool { problems.isEmpty }
+  }
+
+  public let path: String
+  public var readSize: Int
+  /// Which schema version each known event type is up to; newer versions are problems.
+  public var newestSchemaVersions: [String: Int]
+
+  public init(
+    path: String, readSize: Int = LogReader.defaultReadSize,
+    newestSchemaVersions: [String: Int] = [:]
+  ) {
+    self.path = path
+    self.readSize = readSize
+    self.newestSchemaVersions = newestSchemaVersions
+  }
+
+  /// Reads the whole log and reports on it.
+  /// - Throws: `EngineError.fileNotFound` or `.io`; problems in the content are reported, not
+  ///   thrown.
+  public func verify() throws -> Report {
+    let file = try FileDescriptor.open(path, .readOnly)
+    defer { file.close() }
+    let tail = try LogTail.examine(file, path: path)
+    var problems: [Problem] = []
+    var streamVersions: [String: Int64] = [:]
+    var idLines: [EventID: Int] = [:]
+    var expectedSequence: Int64 = 1
+    var openBatch: ClosedRange<Int64>?
+    var lineNumber = 0
+    var eventCount = 0
+    // Read every complete line, including a damaged last one, so that it is listed.
+    let end = tail.badLastLine?.range.upperBound ?? tail.committedEnd
+    _ = try LineScanner(readSize: readSize).scan(file, from: 0, to: end) { base, length, offset in
+      lineNumber += 1
+      func problem(_ message: String) {
+        problems.append(Problem(line: lineNumber, offset: offset, message: message))
+      }
+      let line: EventLine
+      do throws(LogLineCodec.Problem) {
+        line = try LogLineCodec.decode(base, length: length, lineNumber: lineNumber, offset: offset)
+      } catch {
+        var message = error.message
+        if tail.badLastLine?.range.lowerBound == offset {
+          message +=
+            " (the last line: a crash mid-append leaves such a line; the next append cuts it)"
+        }
+        problem(message)
+        // Assume the line held the expected event, so one bad line is reported once and not
+        // again as a gap or a broken write.
+        if let batch = openBatch, expectedSequence >= batch.upperBound { openBatch = nil }
+        expectedSequence += 1
+        return true
+      }
+      var isSound = true
+      if line.sequence != expectedSequence {
+        problem("seq is \(line.sequence) where \(expectedSequence) was expected")
+        isSound = false
+      }
+      expectedSequence = line.sequence + 1
+      let stream = line.stream
+      if let reason = EnvelopeRules.problem(withStreamName: stream) {
+        problem(reason)
+        isSound = false
+      }
+      let type = line.type
+      if let reason = EnvelopeRules.problem(withTypeName: type) {
+        problem(reason)
+        isSound = false
+      }
+      if let newest = newestSchemaVersions[type], line.schemaVersion > newest {
+        problem(
+          "event type '\(type)' has schema version \(line.schemaVersion), newer than the \(newest) this engine knows"
+        )
+        isSound = false
+      }
+      let previousVersion = streamVersions[stream] ?? 0
+      if line.version != previousVersion + 1 {
+        problem(
+          "stream '\(stream)' goes from version \(previousVersion) to \(line.version) (expected \(previousVersion + 1))"
+        )
+        isSound = false
+      }
+      streamVersions[stream] = max(previousVersion, line.version)
+      if let earlier = idLines.updateValue(lineNumber, forKey: line.id) {
+        problem("event id \(line.id) is also on line \(earlier)")
+        isSound = false
+      }
+      // A multi-event write's lines are consecutive and each names the same range.
+      if let batch = openBatch, line.batch != batch {
+        problem(
+          "the write of events \(batch.lowerBound)...\(batch.upperBound) stops before its end")
+        isSound = false
+        openBatch = nil
+      }
+      if let batch = line.batch {
+        if openBatch == nil, line.sequence != batch.lowerBound {
+          problem(
+            "event \(line.sequence) claims to be part of a write starting at \(batch.lowerBound), which is missing"
+          )
+          isSound = false
+        }
+        openBatch = line.sequence < batch.upperBound ? batch : nil
+      }
+      var data = line.dataCursor
+      do {
+        try data.skipValue()
+        try data.expectEnd()
+      } catch {
+        problem("data is not valid JSON: \(error)")
+        isSound = false
+      }
+      if isSound { eventCount += 1 }
+      return true
+    }
+    if let batch = openBatch {
+      problems.append(
+        Problem(
+          line: lineNumber, offset: end,
+          message:
+            "the write of events \(batch.lowerBound)...\(batch.upperBound) stops before its end"))
+    }
+    return Report(
+      eventCount: eventCount, streamCount: streamVersions.count,
+      lastSequence: expectedSequence - 1, byteCount: tail.fileSize, problems: problems,
+      uncommittedTail: tail.badLastLine == nil ? tail.uncommittedDescription : nil)
+  }
+}

@@ -1,0 +1,202 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// A thin, typed wrapper over an open file descriptor and the system calls the log needs.
+///
+/// Every failing call throws `EngineError.io` naming the operation, the path and the system's
+/// message, so callers never deal with `errno`.
+struct FileDescriptor: Sendable {
+  let rawValue: Int32
+  let path: String
+
+  /// How to open a file.
+  enum Mode {
+    case readOnly
+    /// Read and append; created (mode 0644) when missing.
+    case appendCreating
+  }
+
+  /// Opens `path`.
+  /// - Throws: `EngineError.fileNotFound` when it does not exist (read-only mode),
+  ///   `EngineError.io` for anything else.
+  static func open(_ path: String, _ mode: Mode) throws(EngineError) -> FileDescriptor {
+    let flags: Int32
+    switch mode {
+    case .readOnly: flags = O_RDONLY | O_CLOEXEC
+    case .appendCreating: flags = O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC
+    }
+    let descriptor = retryingOnInterrupt { systemOpen(path, flags, 0o644) }
+    guard descriptor >= 0 else {
+      let code = errno
+      if code == ENOENT { throw .fileNotFound(path: path) }
+      throw .io(path: path, operation: "open", code: code)
+    }
+    let file = FileDescriptor(rawValue: descriptor, path: path)
+    // A directory opens fine read-only on Linux; refuse it here with a clear message.
+    if try file.status().isDirectory {
+      file.close()
+      throw .io(path: path, operation: "open", code: EISDIR)
+    }
+    return file
+  }
+
+  func close() {
+    _ = systemClose(rawValue)
+  }
+
+  /// File size and identity.
+  struct Status: Equatable {
+    var size: Int64
+    var device: UInt64
+    var inode: UInt64
+    var isDirectory: Bool
+  }
+
+  func status() throws(EngineError) -> Status {
+    var info = stat()
+    guard fstat(rawValue, &info) == 0 else {
+      throw .io(path: path, operation: "stat", code: errno)
+    }
+    return Status(info)
+  }
+
+  /// Status of whatever is at `path` now (which may differ from an open descriptor's file).
+  static func status(atPath path: String) -> Status? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return Status(info)
+  }
+
+  /// Reads up to `count` bytes at `offset` into `buffer`; returns how many were read (0 at end).
+  func read(
+    into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64
+  ) throws(EngineError) -> Int {
+    let result = retryingOnInterrupt { pread(rawValue, buffer, count, off_t(offset)) }
+    guard result >= 0 else { throw .io(path: path, operation: "read", code: errno) }
+    return result
+  }
+
+  /// Reads exactly `count` bytes at `offset`, or fewer only at the end of the file.
+  func readFully(count: Int, at offset: Int64) throws(EngineError) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: count)
+    var filled = 0
+    while filled < count {
+      let result = bytes.withUnsafeMutableBytes { buffer in
+        Result { () throws(EngineError) in
+          try read(
+            into: buffer.baseAddress.unsafelyUnwrapped + filled, count: count - filled,
+            at: offset + Int64(filled))
+        }
+      }
+      let got = try result.get()
+      if got == 0 { break }
+      filled += got
+    }
+    bytes.removeLast(count - filled)
+    return bytes
+  }
+
+  /// Writes every byte of `bytes` (at the end: the file is opened for appending).
+  func writeAll(_ bytes: UnsafeRawBufferPointer) throws(EngineError) {
+    guard var pointer = bytes.baseAddress else { return }
+    var remaining = bytes.count
+    while remaining > 0 {
+      let written = retryingOnInterrupt { systemWrite(rawValue, pointer, remaining) }
+      guard written > 0 else {
+        throw .io(path: path, operation: "write", code: written < 0 ? errno : EIO)
+      }
+      pointer += written
+      remaining -= written
+    }
+  }
+
+  /// Forces written data (and the size, which reading it back needs) to stable storage.
+  ///
+  /// Linux: `fdatasync`. Apple platforms: `fcntl(F_FULLFSYNC)`, since their `fsync` stops at the
+  /// drive's cache.
+  func synchronize() throws(EngineError) {
+    #if canImport(Darwin)
+      if fcntl(rawValue, F_FULLFSYNC) == 0 { return }
+      guard fsync(rawValue) == 0 else { throw .io(path: path, operation: "fsync", code: errno) }
+    #else
+      guard retryingOnInterrupt({ fdatasync(rawValue) }) == 0 else {
+        throw .io(path: path, operation: "fdatasync", code: errno)
+      }
+    #endif
+  }
+
+  /// Cuts the file to `size` bytes.
+  func truncate(to size: Int64) throws(EngineError) {
+    guard retryingOnInterrupt({ ftruncate(rawValue, off_t(size)) }) == 0 else {
+      throw .io(path: path, operation: "truncate", code: errno)
+    }
+  }
+
+  /// Tries to take the exclusive advisory lock without waiting; returns whether it did.
+  func tryLockExclusive() throws(EngineError) -> Bool {
+    if flock(rawValue, LOCK_EX | LOCK_NB) == 0 { return true }
+    let code = errno
+    if code == EWOULDBLOCK || code == EINTR { return false }
+    throw .io(path: path, operation: "flock", code: code)
+  }
+
+  func unlock() {
+    _ = flock(rawValue, LOCK_UN)
+  }
+
+  /// Makes a newly created directory entry durable by syncing the directory that holds it.
+  static func synchronizeDirectory(containing path: String) {
+    let directory: String
+    if let slash = path.lastIndex(of: "/") {
+      directory = slash == path.startIndex ? "/" : String(path[..<slash])
+    } else {
+      directory = "."
+    }
+    let descriptor = systemOpen(directory, O_RDONLY | O_CLOEXEC, 0)
+    guard descriptor >= 0 else { return }
+    _ = fsync(descriptor)
+    _ = systemClose(descriptor)
+  }
+}
+
+extension FileDescriptor.Status {
+  init(_ info: stat) {
+    size = Int64(info.st_size)
+    device = UInt64(truncatingIfNeeded: info.st_dev)
+    inode = UInt64(truncatingIfNeeded: info.st_ino)
+    isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
+  }
+}
+
+/// The system's message for an `errno` value.
+func systemErrorMessage(_ code: Int32) -> String {
+  guard let message = strerror(code) else { return "error \(code)" }
+  return String(cString: message)
+}
+
+@inline(__always)
+private func retryingOnInterrupt<T: BinaryInteger>(_ call: () -> T) -> T {
+  while true {
+    let result = call()
+    if result == -1, errno == EINTR { continue }
+    return result
+  }
+}
+
+// Unambiguous names for the C functions that our methods shadow.
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+  open(path, flags, mode)
+}
+
+private func systemClose(_ descriptor: Int32) -> Int32 {
+  close(descriptor)
+}
+
+private func systemWrite(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+  write(descriptor, pointer, count)
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@testable import Engine
-
-@Test func placeholder() {}
