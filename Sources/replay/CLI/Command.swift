@@ -1,0 +1,156 @@
+/// One command or subcommand of the `replay` command tree, described declaratively.
+///
+/// `runCommandLine(_:root:version:terminal:)` parses a command line against a tree of these,
+/// prints help, version and errors, and calls the selected command's `run` closure.
+///
+///     let append = Command(
+///       name: "append",
+///       abstract: "Append events to a stream.",
+///       arguments: [Argument(name: "stream", help: "The stream to append to.")],
+///       options: [Option(names: ["--log"], valueName: "path", help: "The event log.")],
+///       run: { invocation in ... return .success })
+struct Command: Sendable {
+  /// The name typed on the command line, such as `append`; the root's name is the tool name.
+  var name: String
+  /// One line shown after `OVERVIEW:` and in the parent's `SUBCOMMANDS:` list.
+  var abstract: String
+  /// Extra paragraphs shown after the abstract in `OVERVIEW:`; line breaks are kept.
+  var discussion: String?
+  /// The positional arguments, in the order they are given.
+  var arguments: [Argument]
+  /// The valued options and flags, in the order help lists them.
+  var options: [Option]
+  /// The child commands; a command with children is a group.
+  var subcommands: [Command]
+  /// What the command does; `nil` for a pure group, which prints its help when run.
+  var run: (@Sendable (ParsedInvocation) throws -> ExitCode)?
+
+  /// Creates a command.
+  ///
+  /// - Parameters:
+  ///   - name: The name typed on the command line.
+  ///   - abstract: One line for `OVERVIEW:` and the parent's `SUBCOMMANDS:` list.
+  ///   - discussion: Extra paragraphs after the abstract.
+  ///   - arguments: The positional arguments, in order.
+  ///   - options: The valued options and flags.
+  ///   - subcommands: The child commands.
+  ///   - run: What the command does; `nil` for a group that only prints its help.
+  init(
+    name: String,
+    abstract: String,
+    discussion: String? = nil,
+    arguments: [Argument] = [],
+    options: [Option] = [],
+    subcommands: [Command] = [],
+    run: (@Sendable (ParsedInvocation) throws -> ExitCode)? = nil
+  ) {
+    self.name = name
+    self.abstract = abstract
+    self.discussion = discussion
+    self.arguments = arguments
+    self.options = options
+    self.subcommands = subcommands
+    self.run = run
+  }
+}
+
+/// A positional argument, shown as `<name>`.
+struct Argument: Sendable, Equatable {
+  /// The name shown between angle brackets and used to look the value up.
+  var name: String
+  /// One line shown in `ARGUMENTS:`.
+  var help: String
+  /// Whether the argument may be left out.
+  var isOptional: Bool
+  /// Whether the argument takes all remaining values (variadic); only the last argument may.
+  var isRepeating: Bool
+
+  /// Creates a positional argument.
+  ///
+  /// - Parameters:
+  ///   - name: The name shown as `<name>`, such as `stream`.
+  ///   - help: One line of help.
+  ///   - isOptional: Whether the argument may be left out.
+  ///   - isRepeating: Whether it collects all remaining values.
+  init(name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false) {
+    self.name = name
+    self.help = help
+    self.isOptional = isOptional
+    self.isRepeating = isRepeating
+  }
+
+  /// The argument as shown in help: `<name>`.
+  var label: String { "<\(name)>" }
+}
+
+/// A named option: a flag (`--verbose`) or an option with a value (`--log <path>`).
+struct Option: Sendable, Equatable {
+  /// The names, each a short `-k` or a long `--key`, in the order help shows them after the
+  /// short ones.
+  var names: [String]
+  /// The placeholder for the value, shown as `<valueName>`; `nil` makes the option a flag.
+  var valueName: String?
+  /// One line shown in `OPTIONS:`.
+  var help: String
+  /// The value used when the option is not given; help shows it as `(default: ...)`.
+  var defaultValue: String?
+  /// What help shows after `default:` instead of `defaultValue`, such as
+  /// `$REPLAY_LOG or events.log` for a default computed elsewhere.
+  var defaultDescription: String?
+  /// Whether the command line must give the option (it then has no brackets in the usage).
+  var isRequired: Bool
+  /// Whether every occurrence is collected; otherwise the last occurrence wins.
+  var isRepeating: Bool
+  /// Whether help and usage leave the option out; it is still parsed.
+  var isHidden: Bool
+
+  /// Creates an option.
+  ///
+  /// - Parameters:
+  ///   - names: The names, such as `["-l", "--log"]`.
+  ///   - valueName: The value placeholder, such as `path`; `nil` for a flag.
+  ///   - help: One line of help.
+  ///   - defaultValue: The value used when the option is not given.
+  ///   - defaultDescription: What help shows as the default instead of `defaultValue`.
+  ///   - isRequired: Whether the option must be given.
+  ///   - isRepeating: Whether every occurrence is collected.
+  ///   - isHidden: Whether help and usage leave it out.
+  init(
+    names: [String],
+    valueName: String?,
+    help: String,
+    defaultValue: String? = nil,
+    defaultDescription: String? = nil,
+    isRequired: Bool = false,
+    isRepeating: Bool = false,
+    isHidden: Bool = false
+  ) {
+    self.names = names
+    self.valueName = valueName
+    self.help = help
+    self.defaultValue = defaultValue
+    self.defaultDescription = defaultDescription
+    self.isRequired = isRequired
+    self.isRepeating = isRepeating
+    self.isHidden = isHidden
+  }
+
+  /// Creates a flag: an option without a value.
+  ///
+  /// - Parameters:
+  ///   - names: The names, such as `["-v", "--verbose"]`.
+  ///   - help: One line of help.
+  ///   - isHidden: Whether help and usage leave it out.
+  /// - Returns: The flag.
+  static func flag(_ names: [String], help: String, isHidden: Bool = false) -> Option {
+    Option(names: names, valueName: nil, help: help, isHidden: isHidden)
+  }
+
+  /// Whether the option is a flag, taking no value.
+  var isFlag: Bool { valueName == nil }
+
+  /// The name used in usage lines and error messages: the first long name, else the first name.
+  var preferredName: String {
+    names.first { $0.hasPrefix("--") } ?? names.first ?? ""
+  }
+}
