@@ -14,11 +14,19 @@ public enum EnvelopeRules {
     if stream.utf8.count > maximumStreamNameLength {
       return "a stream name is \(stream.utf8.count) bytes, more than \(maximumStreamNameLength)"
     }
-    if stream.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-      return
-        "stream name '\(stream.debugDescription.dropFirst().dropLast())' holds a control character"
+    // C0, DEL and C1 (U+0080-U+009F, which terminals may obey as escape sequences) alike.
+    func isControl(_ scalar: Unicode.Scalar) -> Bool {
+      scalar.properties.generalCategory == .control
     }
-    if stream.first == " " || stream.last == " " {
+    if stream.unicodeScalars.contains(where: isControl) {
+      // Show control characters escaped (`\t`, `\u{0085}`): the message must be safe to print.
+      let shown = stream.unicodeScalars.map {
+        isControl($0) ? $0.escaped(asASCII: true) : String($0)
+      }
+      return "stream name '\(shown.joined())' holds a control character"
+    }
+    // Scalars, not `Character`s: a space followed by a combining mark is one `Character`.
+    if stream.unicodeScalars.first == " " || stream.unicodeScalars.last == " " {
       return "stream name '\(stream)' starts or ends with a space"
     }
     return nil

@@ -95,6 +95,14 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
     return EventID(high: high, low: low)
   }
 
+  /// A version 8 id made from the SHA-256 digest of `name`'s UTF-8 bytes: the same name always
+  /// gives the same id, so re-running an import appends nothing twice.
+  /// - Parameter name: Any text that names the event uniquely, e.g. `import:contacts.csv:42`.
+  /// - Returns: `derived(fromDigest: SHA256.hash(name.utf8))`.
+  public static func derived(fromName name: String) -> EventID {
+    derived(fromDigest: SHA256.hash(name.utf8))
+  }
+
   /// Appends the 36-character lowercase form to `bytes`.
   @inlinable
   public func appendText(to bytes: inout [UInt8]) {

@@ -101,8 +101,10 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
   }
 
   /// Parses ISO 8601 as people write it: `2017-06-14T18:00:03Z`, with or without seconds and a
-  /// fraction, `Z` or a `±HH:MM` offset, a space instead of `T`, or a date alone (midnight UTC).
-  /// Without a zone designator, `defaultOffsetMinutes` applies (minutes east of UTC).
+  /// fraction (digits past milliseconds are dropped), `Z` or a `±HH:MM`, `±HHMM` or `±HH` offset,
+  /// a space instead of `T`, or a date alone (midnight).
+  /// Without a zone designator, `defaultOffsetMinutes` applies (minutes east of UTC); when it is
+  /// `nil`, a time without a zone is rejected and a date alone means midnight UTC.
   public static func parseISO8601(_ text: String, defaultOffsetMinutes: Int? = 0) -> Timestamp? {
     let utf8 = Array(text.utf8)
     var index = 0
@@ -156,8 +158,14 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
         let sign: Int64 = utf8[index] == 0x2D ? -1 : 1
         index += 1
         guard let offsetHours = digits(2) else { return nil }
-        _ = take(0x3A)
-        let offsetMinutes = digits(2) ?? 0
+        let offsetMinutes: Int64
+        if take(0x3A) {
+          // `+02:` is a typo, not `+02`.
+          guard let parsedMinutes = digits(2) else { return nil }
+          offsetMinutes = parsedMinutes
+        } else {
+          offsetMinutes = digits(2) ?? 0
+        }
         guard offsetHours < 24, offsetMinutes < 60 else { return nil }
         offset = sign * (offsetHours * 60 + offsetMinutes)
       }

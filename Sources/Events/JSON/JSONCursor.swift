@@ -16,7 +16,8 @@
 /// the pointer (`withUnsafeBytes` and the like).
 ///
 /// It follows RFC 8259 strictly: no comments, no trailing commas, no leading zeros, no raw control
-/// characters in strings, no lone surrogates.
+/// characters in strings. It does not validate UTF-8 or pair surrogates, which the log's own
+/// writer guarantees: decoding repairs them to U+FFFD. `JSONValue.parse` rejects them instead.
 public struct JSONCursor {
   @usableFromInline let base: UnsafePointer<UInt8>
   /// Byte offset of the next byte to read, relative to `base`.
@@ -41,7 +42,6 @@ public struct JSONCursor {
   /// Creates a cursor over the bytes of `buffer`, which must outlive the cursor.
   @inlinable
   public init(_ buffer: UnsafeRawBufferPointer) {
-    // An empty buffer may have a nil base; any non-null pointer works since nothing is read.
     // An empty buffer may have no address; nothing is ever read through it then, so any
     // non-null pointer serves (bit pattern 1 is never nil).
     let pointer = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
@@ -131,7 +131,7 @@ public struct JSONCursor {
         continue
       }
       if byte < 0x20 {
-        throw error("a control character to be escaped inside a string")
+        throw error("control characters to be escaped inside a string")
       }
       position += 1
     }
@@ -195,10 +195,17 @@ public struct JSONCursor {
   public mutating func readNumberLiteral() throws(JSONSyntaxError) -> Range<Int> {
     skipWhitespace()
     let start = position
-    if position < end, base[position] == 0x2D { position += 1 }
+    if position < end, base[position] == 0x2D {
+      position += 1
+      guard position < end, base[position] &- 0x30 < 10 else { throw error("a digit after '-'") }
+    }
     guard position < end, base[position] &- 0x30 < 10 else { throw error("a number", at: start) }
     if base[position] == 0x30 {
       position += 1
+      // `01` is not a number followed by garbage but a malformed number: say so.
+      if position < end, base[position] &- 0x30 < 10 {
+        throw error("a number without leading zeros", at: start)
+      }
     } else {
       while position < end, base[position] &- 0x30 < 10 { position += 1 }
     }
@@ -310,7 +317,8 @@ public struct JSONCursor {
     depth += 1
     defer { depth -= 1 }
     guard depth <= Self.maximumDepth else {
-      throw error("at most \(Self.maximumDepth) levels of nesting")
+      // Point at the bracket that opened one level too many.
+      throw error("at most \(Self.maximumDepth) levels of nesting", at: position - 1)
     }
     if peek() == 0x7D {
       position += 1
@@ -338,7 +346,8 @@ public struct JSONCursor {
     depth += 1
     defer { depth -= 1 }
     guard depth <= Self.maximumDepth else {
-      throw error("at most \(Self.maximumDepth) levels of nesting")
+      // Point at the bracket that opened one level too many.
+      throw error("at most \(Self.maximumDepth) levels of nesting", at: position - 1)
     }
     if peek() == 0x5D {
       position += 1

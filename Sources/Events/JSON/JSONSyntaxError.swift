@@ -42,7 +42,8 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
       {
         return "'\(text)'"
       }
-      return "byte 0x" + String(byte, radix: 16, uppercase: true)
+      let hex = String(byte, radix: 16, uppercase: true)
+      return "byte 0x" + (byte < 0x10 ? "0" + hex : hex)
     }
   }
 

@@ -131,10 +131,12 @@ public struct JSONObject: Sendable, Equatable {
   }
 
   /// The value for `key`, or `nil` when absent.
+  ///
+  /// Keys match code unit for code unit (RFC 8259 §8.3), not by `String`'s canonical equivalence.
   public subscript(key: String) -> JSONValue? {
-    get { members.first { $0.key == key }?.value }
+    get { members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value }
     set {
-      if let index = members.firstIndex(where: { $0.key == key }) {
+      if let index = members.firstIndex(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
         if let newValue {
           members[index].value = newValue
         } else {
@@ -275,8 +277,11 @@ struct JSONValueParser {
     }
     return try output.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
       guard let text = String(validating: buffer, as: UTF8.self) else {
+        // Escapes decode to valid UTF-8 and are ASCII themselves, so the raw text is invalid
+        // exactly where the output is: report that byte, not the string's start.
         throw JSONSyntaxError(
-          offset: startOffset, expected: "valid UTF-8", found: "an invalid byte sequence")
+          offset: startOffset + Self.firstInvalidUTF8Offset(raw), expected: "valid UTF-8",
+          found: "an invalid byte sequence")
       }
       return text
     }
@@ -301,14 +306,16 @@ struct JSONValueParser {
 
   mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
     var members: [JSONObject.Member] = []
-    var seen: Set<String> = []
+    // Keys are compared as code units, as RFC 8259 §8.3 says: `String`'s `==` would take the
+    // canonically equivalent "é" (U+00E9) and "e\u{301}" for the same key.
+    var seen: Set<[UInt8]> = []
     do {
       try cursor.readObject { keySlice, cursor in
         var keyParser = JSONValueParser(cursor)
         // Re-read the key through the validating path: rewind to its opening quote.
         keyParser.cursor.position = keySlice.start - 1
         let key = try keyParser.parseString()
-        guard seen.insert(key).inserted else {
+        guard seen.insert(Array(key.utf8)).inserted else {
           throw JSONSyntaxError(
             offset: keySlice.start - 1, expected: "each key once in an object",
             found: "a second '\(key)'")

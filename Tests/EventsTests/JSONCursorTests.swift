@@ -1,0 +1,265 @@
+import Testing
+
+@testable import Events
+
+@Suite struct JSONCursorTests {
+  @Test(arguments: [
+    ("0", 0 as Int64), ("-0", 0), ("7", 7), ("-42", -42), (" \t\r\n123 ", 123),
+    ("9223372036854775807", Int64.max), ("-9223372036854775808", Int64.min),
+    ("1000000000000000000", 1_000_000_000_000_000_000),
+  ])
+  func readInt64AcceptsEveryInt64(text: String, expected: Int64) throws {
+    #expect(try withCursor(over: text) { try $0.readInt64() } == expected)
+  }
+
+  @Test(arguments: [
+    ("9223372036854775808", "expected an integer within 64 bits, found '9' at byte 0"),
+    ("-9223372036854775809", "expected an integer within 64 bits, found '-' at byte 0"),
+    ("99999999999999999999", "expected an integer within 64 bits, found '9' at byte 0"),
+    ("01", "expected an integer without leading zeros, found '0' at byte 0"),
+    ("-01", "expected an integer without leading zeros, found '-' at byte 0"),
+    ("1.0", "expected an integer (no fraction or exponent), found '1' at byte 0"),
+    ("1e3", "expected an integer (no fraction or exponent), found '1' at byte 0"),
+    ("-", "expected an integer, found '-' at byte 0"),
+    ("\"1\"", "expected an integer, found '\"' at byte 0"),
+    ("", "expected an integer, found end of input at byte 0"),
+  ])
+  func readInt64RejectsWhatIsNotAnInt64(text: String, message: String) {
+    let error = syntaxError { _ = try withCursor(over: text) { try $0.readInt64() } }
+    #expect(error?.description == message)
+  }
+
+  @Test(arguments: [
+    ("149.98458041136354", 149.984_580_411_363_54), ("-33.86785", -33.867_85), ("0", 0),
+    ("-0.0", -0.0), ("1E2", 100), ("2.5e-3", 0.0025), ("1e-400", 0),
+    ("1.7976931348623157e308", Double.greatestFiniteMagnitude),
+  ])
+  func readDoubleReadsTheCorrectlyRoundedValue(text: String, expected: Double) throws {
+    let value = try withCursor(over: text) { try $0.readDouble() }
+    #expect(value.bitPattern == expected.bitPattern)
+  }
+
+  @Test(arguments: [
+    ("1e400", "expected a finite number, found '1' at byte 0"),
+    ("-1e400", "expected a finite number, found '-' at byte 0"),
+    ("1.8e308", "expected a finite number, found '1' at byte 0"),
+    ("true", "expected a number, found 't' at byte 0"),
+    ("1.", "expected a digit after the decimal point, found end of input at byte 2"),
+  ])
+  func readDoubleRejectsWhatIsNotAFiniteNumber(text: String, message: String) {
+    let error = syntaxError { _ = try withCursor(over: text) { try $0.readDouble() } }
+    #expect(error?.description == message)
+  }
+
+  @Test func coordinatesRoundTripExactlyThroughWriterAndReadDouble() throws {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    for _ in 0..<2000 {
+      let value =
+        Bool.random(using: &random)
+        ? Double.random(in: -180...180, using: &random)
+        : Double(bitPattern: random.next())
+      guard value.isFinite else { continue }
+      var writer = JSONWriter()
+      writer.number(value)
+      let readBack = try withCursor(over: writer.bytes) { try $0.readDouble() }
+      #expect(readBack.bitPattern == value.bitPattern, "\(value), seed \(seed)")
+    }
+  }
+
+  // Each value is followed by `,"next"` so that skipping must stop exactly at its end.
+  @Test(arguments: [
+    "null", "true", "false", "0", "-12.5e-3", #""""#, #""a\"\\\u00e9\ud83d\ude00 ] } ,""#,
+    "[]", "{}", "[1,[2,[3,{}]],\"]\"]", #"{"a":{"b":[null,{"c":"}"}]},"d":-0}"#,
+    " \n\t [ 1 , { \"k\" : \"v\" } ] ",
+  ])
+  func skipValueSkipsExactlyOneValueOfAnyKind(value: String) throws {
+    let text = value + #","next""#
+    let (range, next) = try withCursor(over: text) { cursor in
+      let range = try cursor.skipValue()
+      try cursor.expect(0x2C, "','")
+      return (range, try cursor.readString())
+    }
+    let leading = value.utf8.prefix { [0x20, 0x0A, 0x09].contains($0) }.count
+    let trailing = value.utf8.reversed().prefix { [0x20, 0x0A, 0x09].contains($0) }.count
+    #expect(range == leading..<(value.utf8.count - trailing))
+    #expect(next == "next")
+  }
+
+  @Test func skipValueAcceptsNestingUpToTheLimitOnly() {
+    let deepest = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+    #expect(syntaxError { _ = try withCursor(over: deepest) { try $0.skipValue() } } == nil)
+    let tooDeep = "[" + deepest + "]"
+    let error = syntaxError { _ = try withCursor(over: tooDeep) { try $0.skipValue() } }
+    #expect(error?.description == "expected at most 512 levels of nesting, found '[' at byte 512")
+  }
+
+  @Test func sliceEqualsComparesRawContentExactly() throws {
+    let text = #"{"name":1,"nam":2,"names":3,"":4,"n\u0061me":5,"Name":6,"名前":7}"#
+    let matches = try withCursor(over: text) { cursor in
+      var matches: [(isName: Bool, isEmpty: Bool, isJapanese: Bool)] = []
+      try cursor.readObject { key, cursor in
+        matches.append(
+          (
+            cursor.slice(key, equals: "name"), cursor.slice(key, equals: ""),
+            cursor.slice(key, equals: "名前")
+          ))
+        try cursor.skipValue()
+      }
+      return matches
+    }
+    #expect(matches.map(\.isName) == [true, false, false, false, false, false, false])
+    #expect(matches.map(\.isEmpty) == [false, false, false, true, false, false, false])
+    #expect(matches.map(\.isJapanese) == [false, false, false, false, false, false, true])
+  }
+
+  @Test func escapedKeyNeverEqualsALiteral() throws {
+    // Keys are compared undecoded; the log's writer never escapes a plain key, so this only
+    // matters for hand-written input, which goes through `JSONValue`.
+    let isName = try withCursor(over: #"{"n\u0061me":1}"#) { cursor in
+      var isName = true
+      try cursor.readObject { key, cursor in
+        isName = cursor.slice(key, equals: "name")
+        #expect(key.hasEscapes)
+        #expect(key.string(base: cursor.base) == "name")
+        try cursor.skipValue()
+      }
+      return isName
+    }
+    #expect(!isName)
+  }
+
+  @Test func decodesATypedPayloadSkippingUnknownMembers() throws {
+    struct Payload: Equatable {
+      var latitude = 0.0
+      var longitude = 0.0
+      var name = ""
+      var tags: [String] = []
+      var count: Int64 = 0
+      var isFavorite = false
+    }
+    let text =
+      #"{"lat":-33.86785,"unknown":{"deep":[1,{"x":null}],"s":"}"},"lon":151.20732,"#
+      + #""name":"Café \"Opera\"","tags":["a","b"],"count":-3,"favorite":true,"note":null}"#
+    let payload = try withCursor(over: text) { cursor in
+      var payload = Payload()
+      try cursor.readObject { key, cursor in
+        if cursor.slice(key, equals: "lat") {
+          payload.latitude = try cursor.readDouble()
+        } else if cursor.slice(key, equals: "lon") {
+          payload.longitude = try cursor.readDouble()
+        } else if cursor.slice(key, equals: "name") {
+          payload.name = try cursor.readString()
+        } else if cursor.slice(key, equals: "tags") {
+          try cursor.readArray { cursor in payload.tags.append(try cursor.readString()) }
+        } else if cursor.slice(key, equals: "count") {
+          payload.count = try cursor.readInt64()
+        } else if cursor.slice(key, equals: "favorite") {
+          payload.isFavorite = try cursor.readBool()
+        } else {
+          try cursor.skipValue()
+        }
+      }
+      try cursor.expectEnd()
+      return payload
+    }
+    #expect(
+      payload
+        == Payload(
+          latitude: -33.867_85, longitude: 151.207_32, name: "Café \"Opera\"", tags: ["a", "b"],
+          count: -3, isFavorite: true))
+  }
+
+  @Test func readNullConsumesOnlyNull() throws {
+    let (first, second, position) = withCursor(over: "null nul") { cursor in
+      (cursor.readNull(), cursor.readNull(), cursor.position)
+    }
+    #expect(first)
+    #expect(!second)
+    #expect(position == 5)
+  }
+
+  @Test func readBoolReadsBothLiterals() throws {
+    let values = try withCursor(over: "[true,false]") { cursor in
+      var values: [Bool] = []
+      try cursor.readArray { cursor in values.append(try cursor.readBool()) }
+      return values
+    }
+    #expect(values == [true, false])
+  }
+
+  @Test func peekAndIsAtEndSkipWhitespaceOnly() {
+    withCursor(over: " \r\n\t{ ") { cursor in
+      let next = cursor.peek()
+      #expect(next == 0x7B)
+      #expect(cursor.position == 4)
+      let isAtEndBeforeBrace = cursor.isAtEnd()
+      #expect(!isAtEndBeforeBrace)
+      cursor.position += 1
+      let isAtEndAfterBrace = cursor.isAtEnd()
+      #expect(isAtEndAfterBrace)
+      let nextAfterBrace = cursor.peek()
+      #expect(nextAfterBrace == nil)
+      #expect(cursor.position == 6)
+    }
+  }
+
+  @Test func emptyBufferIsAtEnd() {
+    let buffer = UnsafeRawBufferPointer(start: nil, count: 0)
+    var cursor = JSONCursor(buffer)
+    let isAtEnd = cursor.isAtEnd()
+    #expect(isAtEnd)
+    let error = syntaxError { try cursor.skipValue() }
+    #expect(error?.description == "expected a value, found end of input at byte 0")
+  }
+
+  @Test func bytesOfSliceAreTheRawEscapedContent() throws {
+    let raw = try withCursor(over: #"  "a\nb""#) { cursor in
+      let slice = try cursor.readStringSlice()
+      #expect(slice == JSONStringSlice(start: 3, end: 7, hasEscapes: true))
+      return Array(cursor.bytes(of: slice))
+    }
+    #expect(raw == Array(#"a\nb"#.utf8))
+  }
+
+  @Test func decodingRepairsWhatOnlyTheValueParserRejects() throws {
+    // Documented leniency of the hot path: lone surrogates and bad UTF-8 become U+FFFD.
+    #expect(try withCursor(over: #""a\ud800b""#) { try $0.readString() } == "a\u{FFFD}b")
+    #expect(try withCursor(over: #""\udc00""#) { try $0.readString() } == "\u{FFFD}")
+    #expect(try withCursor(over: [0x22, 0x61, 0xFF, 0x22]) { try $0.readString() } == "a\u{FFFD}")
+  }
+}
+
+@Suite struct JSONSyntaxErrorTests {
+  @Test func lineAndColumnCountLinesAndCharacters() throws {
+    let text = "[1,\n  \"é\", x]"
+    let error = try #require(syntaxError { _ = try JSONValue.parse(text) })
+    #expect(error.offset == 12)
+    let position = error.lineAndColumn(in: Array(text.utf8))
+    #expect(position.line == 2)
+    #expect(position.column == 8)
+  }
+
+  @Test func descriptionNamesExpectedFoundAndOffset() {
+    #expect(
+      JSONSyntaxError(offset: 3, expected: "a value", found: "'x'").description
+        == "expected a value, found 'x' at byte 3")
+  }
+
+  @Test(
+    arguments: [
+      ([], "end of input"), ([0x0A], "a line break"), ([0x0D], "a carriage return"),
+      ([0x09], "a tab"), ([0x20], "a space"), ([0x78], "'x'"), ([0x00], "byte 0x00"),
+      ([0x1B], "byte 0x1B"), ([0x7F], "byte 0x7F"), ([0x80], "byte 0x80"),
+      ([0xC3, 0xA9], "'é'"), ([0xF0, 0x9F, 0x98, 0x80], "'😀'"), ([0xC3], "byte 0xC3"),
+      ([0xE4, 0xB8, 0x41], "byte 0xE4"), ([0xFF], "byte 0xFF"),
+    ] as [([UInt8], String)])
+  func foundRendersTheByteAtTheOffsetReadably(bytes: [UInt8], expected: String) {
+    // A spare byte past `end` shows that rendering never reads beyond it.
+    let storage = bytes + [0xA9]
+    let found = storage.withUnsafeBufferPointer { buffer in
+      JSONSyntaxError.describe(buffer.baseAddress.unsafelyUnwrapped, at: 0, end: bytes.count)
+    }
+    #expect(found == expected)
+  }
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@testable import Events
-
-@Test func placeholder() {}

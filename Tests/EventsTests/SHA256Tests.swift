@@ -1,0 +1,170 @@
+import Testing
+
+@testable import Events
+
+@Suite struct SHA256Tests {
+  // FIPS 180-4 examples (NIST CSRC "SHA256.pdf" and the SHAVS short messages).
+  @Test(arguments: [
+    ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+    ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+    (
+      "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+    ),
+    (
+      "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+      "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+    ),
+    (
+      "The quick brown fox jumps over the lazy dog",
+      "d7a8fbb307d7809469ca9abcb0082e4f8d5651e46d3cdb762d02d0bf37c9e592"
+    ),
+    ("😀 Grüße, 世界", "02bf8727ff154f186072f1d5332809a91e0a474349fbbc9c9ac1f21238ad0217"),
+  ])
+  func hashMatchesPublishedVector(message: String, expectedHex: String) {
+    #expect(SHA256.hex(SHA256.hash(message.utf8)) == expectedHex)
+    #expect(SHA256.hex(SHA256.hash(Array(message.utf8))) == expectedHex)
+  }
+
+  @Test func oneMillionLetterAMatchesPublishedVector() {
+    let expected = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+    let message = [UInt8](repeating: 0x61, count: 1_000_000)
+    #expect(SHA256.hex(SHA256.hash(message)) == expected)
+
+    // As NIST suggests: the same message fed in a thousand pieces.
+    var hasher = SHA256()
+    let piece = [UInt8](repeating: 0x61, count: 1000)
+    for _ in 0..<1000 { hasher.update(piece) }
+    #expect(SHA256.hex(hasher.finalize()) == expected)
+
+    // And through the path for collections without contiguous storage.
+    #expect(SHA256.hex(SHA256.hash(repeatElement(0x61, count: 1_000_000))) == expected)
+  }
+
+  // Lengths where the padding's 0x80 and 64-bit length just fit, just don't, or spill into a
+  // second block (digests from Python's hashlib).
+  @Test(arguments: [
+    (55, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"),
+    (56, "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"),
+    (63, "7d3e74a05d7db15bce4ad9ec0658ea98e3f06eeecf16b4c6fff2da457ddc2f34"),
+    (64, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"),
+    (65, "635361c48bb9eab14198e76ea8ab7f1a41685d6ad62aa9146d301d4f17eb0ae0"),
+  ])
+  func paddingBoundaryLengthHashesCorrectlyAtEverySplit(length: Int, expectedHex: String) {
+    let message = [UInt8](repeating: 0x61, count: length)
+    #expect(SHA256.hex(SHA256.hash(message)) == expectedHex)
+    for split in 0...length {
+      var hasher = SHA256()
+      hasher.update(message[..<split])
+      hasher.update(message[split...])
+      #expect(SHA256.hex(hasher.finalize()) == expectedHex, "split at \(split)")
+    }
+  }
+
+  @Test func everyLengthUpTo200SplitAtRandomPointsMatchesOneShot() {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    for length in 0...200 {
+      let message = random.bytes(count: length)
+      let oneShot = SHA256.hash(message)
+      #expect(oneShot == ReferenceSHA256.hash(message), "length \(length), seed \(seed)")
+
+      var cuts = (0..<Int.random(in: 1...6, using: &random)).map { _ in
+        Int.random(in: 0...length, using: &random)
+      }
+      cuts.append(contentsOf: [0, length])
+      cuts.sort()
+      var hasher = SHA256()
+      for (from, to) in zip(cuts, cuts.dropFirst()) {
+        message.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[from..<to])) }
+      }
+      #expect(hasher.finalize() == oneShot, "length \(length), cuts \(cuts), seed \(seed)")
+
+      var byteByByte = SHA256()
+      for byte in message { byteByByte.update(CollectionOfOne(byte)) }
+      #expect(byteByByte.finalize() == oneShot, "length \(length), seed \(seed)")
+    }
+  }
+
+  @Test func randomMessagesMatchReferenceImplementation() {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    let rounds = slowTestsEnabled ? 2000 : 50
+    for _ in 0..<rounds {
+      let length = Int.random(in: 0...(slowTestsEnabled ? 20_000 : 2000), using: &random)
+      let message = random.bytes(count: length)
+      #expect(
+        SHA256.hash(message) == ReferenceSHA256.hash(message), "length \(length), seed \(seed)")
+    }
+  }
+
+  @Test func nonContiguousCollectionHashesLikeItsArray() {
+    // 3000 bytes cross the 1024-byte staging chunks of the non-contiguous path more than once.
+    let bytes = (0..<3000).lazy.map { UInt8(truncatingIfNeeded: $0 &* 7) }
+    let array = Array(bytes)
+    #expect(SHA256.hash(bytes) == SHA256.hash(array))
+    #expect(SHA256.hash(bytes) == ReferenceSHA256.hash(array))
+  }
+
+  @Test func finalizeLeavesTheHasherReadyForMoreInput() {
+    var hasher = SHA256()
+    hasher.update("ab".utf8)
+    let copy = hasher
+    #expect(
+      SHA256.hex(hasher.finalize())
+        == "fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603")
+    hasher.update("c".utf8)
+    #expect(
+      SHA256.hex(hasher.finalize())
+        == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    // The copy taken before "c" is independent of the original.
+    #expect(
+      SHA256.hex(copy.finalize())
+        == "fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603")
+  }
+
+  @Test func emptyUpdatesChangeNothing() {
+    var hasher = SHA256()
+    hasher.update([UInt8]())
+    hasher.update(UnsafeRawBufferPointer(start: nil, count: 0))
+    hasher.update("abc".utf8)
+    hasher.update("".utf8)
+    #expect(
+      SHA256.hex(hasher.finalize())
+        == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+  }
+
+  @Test func digestIsThirtyTwoBytes() {
+    #expect(SHA256.hash([UInt8]()).count == 32)
+    #expect(SHA256.digestByteCount == 32)
+  }
+
+  @Test func hexRendersLowercaseTwoDigitsPerByte() {
+    #expect(SHA256.hex([0x00, 0x0F, 0xA0, 0xFF]) == "000fa0ff")
+    #expect(SHA256.hex([]) == "")
+  }
+
+  @Test(arguments: [
+    ("000fa0ff", [0x00, 0x0F, 0xA0, 0xFF] as [UInt8]),
+    ("000FA0FF", [0x00, 0x0F, 0xA0, 0xFF]),
+    ("", []),
+  ])
+  func hexParsesEitherCase(text: String, expected: [UInt8]) {
+    #expect(SHA256.bytes(fromHex: text) == expected)
+  }
+
+  @Test(arguments: ["0", "abc", "0g", "g0", " 00", "00 ", "0x00", "éé", "+1"])
+  func hexRejectsOddLengthsAndNonHexCharacters(text: String) {
+    #expect(SHA256.bytes(fromHex: text) == nil)
+  }
+
+  @Test func hexRoundTripsRandomDigests() {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    for _ in 0..<100 {
+      let digest = SHA256.hash(random.bytes(count: 16))
+      #expect(SHA256.bytes(fromHex: SHA256.hex(digest)) == digest, "seed \(seed)")
+      #expect(SHA256.bytes(fromHex: SHA256.hex(digest).uppercased()) == digest, "seed \(seed)")
+    }
+  }
+}
