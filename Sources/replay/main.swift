@@ -1,1 +1,7 @@
-print("replay: under construction")
+import Foundation
+
+let terminal = Terminal.standard()
+let status = runCommandLine(
+  Array(CommandLine.arguments.dropFirst()), root: ReplayCommand.root,
+  version: ReplayCommand.version, terminal: terminal)
+exit(status.rawValue)

@@ -60,8 +60,12 @@ struct Rejection: Sendable, CustomTestStringConvertible {
     Rejection(
       "// comment\n1",
       "expected a value (object, array, string, number, true, false or null), found '/' at byte 0"),
-    Rejection("tru", "expected true or false, found 't' at byte 0"),
-    Rejection("nul", "expected null, found 'n' at byte 0"),
+    Rejection(
+      "tru",
+      "expected a value (object, array, string, number, true, false or null), found 't' at byte 0"),
+    Rejection(
+      "nul",
+      "expected a value (object, array, string, number, true, false or null), found 'n' at byte 0"),
     Rejection(
       "\"a\u{1}b\"",
       "expected control characters to be escaped inside a string, found byte 0x01 at byte 2"),

@@ -14,11 +14,13 @@ public struct EventLine {
   public let offset: Int64
 
   public internal(set) var sequence: Int64 = 0
-  public internal(set) var id = EventID(high: 0, low: 0)
   public internal(set) var version: Int64 = 0
   public internal(set) var schemaVersion = 1
-  public internal(set) var timestamp = Timestamp(millisecondsSince1970: 0)
   public internal(set) var batch: ClosedRange<Int64>?
+  /// Offset of the id's 36 characters; parsed only when asked for (replay rarely needs it).
+  var idOffset = 0
+  /// Offset of `at`'s 24 characters; parsed only when asked for.
+  var timestampOffset = 0
   var streamSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
   var typeSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
   var metaRange: Range<Int>?
@@ -29,6 +31,19 @@ public struct EventLine {
     self.length = length
     self.lineNumber = lineNumber
     self.offset = offset
+  }
+
+  /// The event's id. The decoder checked its shape; the characters were written by the engine
+  /// and are covered by the checksum.
+  public var id: EventID {
+    EventID(utf8: UnsafeBufferPointer(start: base + idOffset, count: 36))
+      ?? EventID(high: 0, low: 0)
+  }
+
+  /// When the event was appended.
+  public var timestamp: Timestamp {
+    Timestamp.parseLogForm(UnsafeBufferPointer(start: base + timestampOffset, count: 24))
+      ?? Timestamp(millisecondsSince1970: 0)
   }
 
   /// The stream name.

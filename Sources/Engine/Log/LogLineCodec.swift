@@ -164,9 +164,9 @@ enum LogLineCodec {
       guard cursor.consume(",\"id\":\"") else { return false }
       let idStart = cursor.position
       guard bodyLength - idStart > 37, line.base[idStart + 36] == 0x22,
-        let id = EventID(utf8: UnsafeBufferPointer(start: line.base + idStart, count: 36))
+        hasUUIDShape(line.base + idStart)
       else { return false }
-      line.id = id
+      line.idOffset = idStart
       cursor.position = idStart + 37
       guard cursor.consume(",\"stream\":") else { return false }
       line.streamSlice = try cursor.readStringSlice()
@@ -178,10 +178,9 @@ enum LogLineCodec {
       line.schemaVersion = Int(try cursor.readInt64())
       guard cursor.consume(",\"at\":\""), bodyLength - cursor.position > 25,
         line.base[cursor.position + 24] == 0x22,
-        let timestamp = Timestamp.parseLogForm(
-          UnsafeBufferPointer(start: line.base + cursor.position, count: 24))
+        hasTimestampShape(line.base + cursor.position)
       else { return false }
-      line.timestamp = timestamp
+      line.timestampOffset = cursor.position
       cursor.position += 25
       if cursor.consume(",\"batch\":[") {
         let first = try cursor.readInt64()
@@ -191,9 +190,9 @@ enum LogLineCodec {
         line.batch = first...last
       }
       if cursor.consume(",\"meta\":") {
-        let start = cursor.position
-        _ = try decodeMetadata(base: line.base, range: start..<bodyLength, cursor: &cursor)
-        line.metaRange = start..<cursor.position
+        // Only find where it ends; its members are read (and checked) when asked for.
+        guard cursor.currentByte == 0x7B else { return false }
+        line.metaRange = try cursor.skipValue()
       }
       guard cursor.consume(",\"data\":"), cursor.currentByte == 0x7B,
         line.base[bodyLength - 1] == 0x7D
@@ -231,23 +230,21 @@ enum LogLineCodec {
         case "seq": line.sequence = try cursor.readInt64()
         case "id":
           let slice = try cursor.readStringSlice()
-          guard !slice.hasEscapes,
-            let id = EventID(
-              utf8: UnsafeBufferPointer(
-                start: line.base + slice.start, count: slice.end - slice.start))
+          guard !slice.hasEscapes, slice.end - slice.start == 36,
+            EventID(utf8: UnsafeBufferPointer(start: line.base + slice.start, count: 36)) != nil
           else { throw Problem(message: "'id' is not a UUID") }
-          line.id = id
+          line.idOffset = slice.start
         case "stream": line.streamSlice = try cursor.readStringSlice()
         case "version": line.version = try cursor.readInt64()
         case "type": line.typeSlice = try cursor.readStringSlice()
         case "schema": line.schemaVersion = Int(try cursor.readInt64())
         case "at":
           let slice = try cursor.readStringSlice()
-          guard
-            let timestamp = Timestamp.parseLogForm(
-              UnsafeBufferPointer(start: line.base + slice.start, count: slice.end - slice.start))
+          guard slice.end - slice.start == 24,
+            Timestamp.parseLogForm(UnsafeBufferPointer(start: line.base + slice.start, count: 24))
+              != nil
           else { throw Problem(message: "'at' is not a UTC time like 2026-11-22T10:15:00.000Z") }
-          line.timestamp = timestamp
+          line.timestampOffset = slice.start
         case "batch":
           var bounds: [Int64] = []
           try cursor.readArray { element in bounds.append(try element.readInt64()) }
@@ -289,6 +286,20 @@ enum LogLineCodec {
     } catch {
       throw Problem(message: "\(error)")
     }
+  }
+
+  /// Whether 36 bytes have a UUID's hyphens where a UUID has them. The fast path checks only this;
+  /// the digits are covered by the checksum, and `verify` parses them all.
+  @inline(__always)
+  static func hasUUIDShape(_ bytes: UnsafePointer<UInt8>) -> Bool {
+    bytes[8] == 0x2D && bytes[13] == 0x2D && bytes[18] == 0x2D && bytes[23] == 0x2D
+  }
+
+  /// Whether 24 bytes have the punctuation of `YYYY-MM-DDTHH:MM:SS.sssZ`.
+  @inline(__always)
+  static func hasTimestampShape(_ bytes: UnsafePointer<UInt8>) -> Bool {
+    bytes[4] == 0x2D && bytes[7] == 0x2D && bytes[10] == 0x54 && bytes[13] == 0x3A
+      && bytes[16] == 0x3A && bytes[19] == 0x2E && bytes[23] == 0x5A
   }
 
   /// Checks value ranges common to both paths.

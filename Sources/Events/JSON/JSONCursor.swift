@@ -375,9 +375,10 @@ public struct JSONCursor {
     case 0x22: _ = try readStringSlice()
     case 0x7B: try readObject { _, cursor in try cursor.skipValue() }
     case 0x5B: try readArray { cursor in try cursor.skipValue() }
-    case 0x74, 0x66: _ = try readBool()
-    case 0x6E:
-      guard readNull() else { throw error("null") }
+    case 0x74, 0x66, 0x6E:
+      guard readNull() || matchLiteral("true") || matchLiteral("false") else {
+        throw error("a value (object, array, string, number, true, false or null)")
+      }
     case 0x2D, 0x30...0x39: _ = try readNumberLiteral()
     default: throw error("a value (object, array, string, number, true, false or null)")
     }

@@ -191,10 +191,11 @@ struct JSONValueParser {
     case 0x22: return .string(try parseString())
     case 0x7B: return try parseObject()
     case 0x5B: return try parseArray()
-    case 0x74, 0x66: return .bool(try cursor.readBool())
-    case 0x6E:
-      guard cursor.readNull() else { throw cursor.error("null") }
-      return .null
+    case 0x74, 0x66, 0x6E:
+      // A word that is not a literal is most likely text without quotes: say what fits.
+      if cursor.readNull() { return .null }
+      if let value = try? cursor.readBool() { return .bool(value) }
+      throw cursor.error("a value (object, array, string, number, true, false or null)")
     case 0x2D, 0x30...0x39:
       let literal = try cursor.readNumberLiteral()
       let bytes = cursor.bytes(from: literal.lowerBound, to: literal.upperBound)

@@ -1,0 +1,270 @@
+import Engine
+import Events
+import Foundation
+
+/// `replay append`: raw events, one from options or many from a file.
+enum AppendCommand {
+  static let command = Command(
+    name: "append",
+    abstract: "Append events to the log.",
+    discussion: """
+      With --stream, --type and --data, appends one event and prints its seq. With --file, \
+      appends every event of a JSON-lines file (or - for standard input) as one atomic write: \
+      all of them or, if any line is invalid, none. Each line is an object \
+      {"stream", "type", "data", "meta"?, "id"?, "expectedVersion"?}.
+
+      An event whose id is already in the log with the same stream, type and data is not \
+      appended again: its existing seq is printed. The same id with other content is an error.
+      """,
+    options: [
+      Option(
+        names: ["--stream"], valueName: "stream", help: "The stream to append to, e.g. contact-13."),
+      Option(names: ["--type"], valueName: "type", help: "The event type, e.g. ContactFavorited."),
+      Option(names: ["--data"], valueName: "json", help: "The payload: one JSON object."),
+      Option(names: ["--id"], valueName: "uuid", help: "The event's id (default: a new one)."),
+      CommonOptions.expectedVersion,
+      Option(
+        names: ["--file"], valueName: "path",
+        help: "Append every event of this JSON-lines file ('-' for standard input)."),
+      Option(
+        names: ["--chunk-size"], valueName: "n", help: "With --file: events per fsync.",
+        defaultValue: "1000"),
+    ] + CommonOptions.audit + CommonOptions.writing + [
+      Option.flag(["--json"], help: "Print the appended envelope (with --file: a JSON summary).")
+    ],
+    run: run)
+
+  static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    if let file = invocation.value("--file") {
+      for single in ["--stream", "--type", "--data", "--id"] where invocation.value(single) != nil {
+        throw UsageError("'\(single)' cannot be combined with '--file'; put it in the file's lines")
+      }
+      return try appendFile(file, invocation)
+    }
+    guard let stream = invocation.value("--stream"), let type = invocation.value("--type"),
+      let dataText = invocation.value("--data")
+    else {
+      let missing = ["--stream", "--type", "--data"].filter { invocation.value($0) == nil }
+      throw UsageError(
+        "Missing \(missing.map { "'\($0)'" }.joined(separator: ", ")): give --stream, --type and --data, or --file"
+      )
+    }
+    let id = try invocation.parse(
+      "--id", expecting: "expected a UUID like 6b9fdafb-4d9b-4255-aa1a-2c52a1e597b5"
+    ) {
+      EventID($0)
+    }
+    let data: JSONValue
+    do {
+      data = try JSONValue.parse(dataText)
+    } catch {
+      throw InputError.invalid("--data is not valid JSON: \(error)")
+    }
+    guard case .object = data else {
+      throw InputError.invalid("--data must be a JSON object, found \(data.kindDescription)")
+    }
+    let event = ProposedEvent(
+      id: id, type: type, schemaVersion: 1, data: data.compactBytes, metadata: invocation.metadata)
+    try Vocabulary.check(event, stream: stream, location: nil)
+    let log = try invocation.openLogForWriting()
+    let outcomes = try log.append(
+      [event], to: stream, expectedVersion: try invocation.expectedVersion())
+    for outcome in outcomes {
+      if outcome.isDuplicate {
+        invocation.terminal.writeError(
+          "note: event \(outcome.event.id) is already in the log at seq \(outcome.event.sequence); nothing appended\n"
+        )
+      }
+      if invocation.flag("--json") {
+        invocation.terminal.write(bytes: outcome.event.logLine)
+      } else {
+        invocation.terminal.write("\(outcome.event.sequence)\n")
+      }
+    }
+    return .success
+  }
+
+  /// `append --file`: parse and check every line first, then write them all at once.
+  static func appendFile(_ path: String, _ invocation: ParsedInvocation) throws -> ExitCode {
+    let chunkSize =
+      try invocation.parse("--chunk-size", expecting: "expected a whole number ≥ 1") {
+        Int($0).flatMap { $0 >= 1 ? $0 : nil }
+      } ?? 1000
+    let name = path == "-" ? "<stdin>" : path
+    let bytes = try InputFile.read(path)
+    var writes: [EventLog.StreamWrite] = []
+    var problems: [String] = []
+    var lineNumber = 0
+    for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+      lineNumber += 1
+      let content = line.last == 0x0D ? line.dropLast() : line
+      if content.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+      do {
+        writes.append(try parseEventLine(content, location: "\(name):\(lineNumber)"))
+      } catch let error as any CLIError {
+        problems.append(error.message)
+      }
+    }
+    guard problems.isEmpty else {
+      let count = problems.count == 1 ? "1 invalid line" : "\(problems.count) invalid lines"
+      throw InputError.invalid(
+        "\(count) in '\(name)'; nothing was appended:\n  " + problems.joined(separator: "\n  "))
+    }
+    guard !writes.isEmpty else {
+      invocation.terminal.writeError("note: '\(name)' holds no events; nothing appended\n")
+      return .success
+    }
+    let log = try invocation.openLogForWriting()
+    let summary = try log.importEvents(writes, chunkSize: chunkSize)
+    if invocation.flag("--json") {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.key("appended")
+      writer.integer(summary.appendedCount)
+      writer.key("duplicates")
+      writer.integer(summary.duplicateCount)
+      writer.key("firstSeq")
+      if let sequences = summary.sequences {
+        writer.integer(sequences.lowerBound)
+      } else {
+        writer.null()
+      }
+      writer.key("lastSeq")
+      if let sequences = summary.sequences {
+        writer.integer(sequences.upperBound)
+      } else {
+        writer.null()
+      }
+      writer.endObject()
+      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+    } else {
+      var text = "appended \(summary.appendedCount) event\(summary.appendedCount == 1 ? "" : "s")"
+      if let sequences = summary.sequences {
+        text += " (seq \(sequences.lowerBound)...\(sequences.upperBound))"
+      }
+      if summary.duplicateCount > 0 {
+        text += "; \(summary.duplicateCount) already in the log"
+      }
+      invocation.terminal.write(text + "\n")
+    }
+    return .success
+  }
+
+  /// One line of an events file: `{"stream","type","data","meta"?,"id"?,"expectedVersion"?}`.
+  static func parseEventLine(_ bytes: some Collection<UInt8>, location: String) throws
+    -> EventLog.StreamWrite
+  {
+    let value: JSONValue
+    do {
+      value = try JSONValue.parse(bytes)
+    } catch {
+      throw InputError.invalid("\(location): not valid JSON: \(error)")
+    }
+    guard case .object(let object) = value else {
+      throw InputError.invalid("\(location): expected an object, found \(value.kindDescription)")
+    }
+    let allowed = ["stream", "type", "data", "meta", "id", "expectedVersion", "schema"]
+    for key in object.keys where !allowed.contains(key) {
+      throw InputError.invalid(
+        "\(location): unknown member '\(key)' (expected \(allowed.map { "'\($0)'" }.joined(separator: ", ")))"
+      )
+    }
+    func requiredString(_ key: String) throws -> String {
+      guard let member = object[key] else {
+        throw InputError.invalid("\(location): missing '\(key)'")
+      }
+      guard let text = member.stringValue else {
+        throw InputError.invalid(
+          "\(location): '\(key)' must be a string, found \(member.kindDescription)")
+      }
+      return text
+    }
+    let stream = try requiredString("stream")
+    let type = try requiredString("type")
+    guard let data = object["data"] else { throw InputError.invalid("\(location): missing 'data'") }
+    guard case .object = data else {
+      throw InputError.invalid(
+        "\(location): 'data' must be an object, found \(data.kindDescription)")
+    }
+    var id: EventID?
+    if let member = object["id"] {
+      guard let text = member.stringValue, let parsed = EventID(text) else {
+        throw InputError.invalid("\(location): 'id' must be a UUID string, found \(member.snippet)")
+      }
+      id = parsed
+    }
+    var expectedVersion = ExpectedVersion.any
+    if let member = object["expectedVersion"] {
+      let parsed: ExpectedVersion?
+      switch member {
+      case .string(let text): parsed = ExpectedVersion(text)
+      case .number:
+        parsed = member.int64Value.flatMap { $0 >= 0 ? ExpectedVersion.exactly($0) : nil }
+      default: parsed = nil
+      }
+      guard let parsed else {
+        throw InputError.invalid(
+          "\(location): 'expectedVersion' must be a whole number, \"no-stream\" or \"any\", found \(member.snippet)"
+        )
+      }
+      expectedVersion = parsed
+    }
+    var schemaVersion = 1
+    if let member = object["schema"] {
+      guard let number = member.int64Value, number >= 1, number <= Int64(Int32.max) else {
+        throw InputError.invalid(
+          "\(location): 'schema' must be a whole number ≥ 1, found \(member.snippet)")
+      }
+      schemaVersion = Int(number)
+    }
+    var metadata = EventMetadata()
+    if let member = object["meta"] {
+      guard case .object(let meta) = member else {
+        throw InputError.invalid(
+          "\(location): 'meta' must be an object, found \(member.kindDescription)")
+      }
+      for entry in meta.members {
+        guard let text = entry.value.stringValue else {
+          throw InputError.invalid(
+            "\(location): 'meta.\(entry.key)' must be a string, found \(entry.value.kindDescription)"
+          )
+        }
+        switch entry.key {
+        case "actor": metadata.actor = text
+        case "reason": metadata.reason = text
+        case "correlation": metadata.correlation = text
+        case "causation": metadata.causation = text
+        default:
+          throw InputError.invalid(
+            "\(location): unknown 'meta' member '\(entry.key)' (expected 'actor', 'reason', 'correlation' or 'causation')"
+          )
+        }
+      }
+    }
+    let event = ProposedEvent(
+      id: id, type: type, schemaVersion: schemaVersion, data: data.compactBytes, metadata: metadata)
+    try Vocabulary.check(event, stream: stream, location: location)
+    return EventLog.StreamWrite(stream: stream, expectedVersion: expectedVersion, events: [event])
+  }
+}
+
+/// Reading input files (not the log) with the documented errors.
+enum InputFile {
+  /// The whole file, or standard input for `-`.
+  static func read(_ path: String) throws -> [UInt8] {
+    if path == "-" {
+      return Array(FileHandle.standardInput.readDataToEndOfFile())
+    }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw InputError.unavailable("no such file '\(path)'")
+    }
+    guard !isDirectory.boolValue else {
+      throw InputError.unavailable("'\(path)' is a directory, not a file")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw InputError.unavailable("cannot read '\(path)' (check its permissions)")
+    }
+    return Array(data)
+  }
+}

@@ -1,0 +1,41 @@
+import Engine
+import Events
+
+extension EngineError: CLIError {
+  /// Each engine error's documented exit status.
+  var exitCode: ExitCode {
+    switch self {
+    case .fileNotFound: .inputUnavailable
+    case .io: .ioError
+    case .corruptLine: .ioError
+    case .lockTimeout: .temporaryFailure
+    case .versionConflict: .versionConflict
+    case .duplicateEventID: .invalidInput
+    case .invalidEvent: .invalidInput
+    case .unsupportedSchemaVersion: .ioError
+    }
+  }
+
+  var message: String {
+    if case .fileNotFound(let path) = self {
+      return
+        "no event log at '\(path)'; pass --log <path> or set REPLAY_LOG "
+        + "(the shipped sample is eventlogs/sample.jsonl)"
+    }
+    return description
+  }
+}
+
+/// A problem with an input file or its content, with the exit status it deserves.
+struct InputError: CLIError {
+  var exitCode: ExitCode
+  var message: String
+
+  static func invalid(_ message: String) -> InputError {
+    InputError(exitCode: .invalidInput, message: message)
+  }
+
+  static func unavailable(_ message: String) -> InputError {
+    InputError(exitCode: .inputUnavailable, message: message)
+  }
+}

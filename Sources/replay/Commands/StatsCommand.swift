@@ -1,0 +1,90 @@
+import Engine
+import Events
+
+/// `replay stats`: counts by type and by stream category.
+enum StatsCommand {
+  static let command = Command(
+    name: "stats",
+    abstract: "Count events by type and by stream category.",
+    discussion: """
+      A stream's category is its name up to the first '-' (contact-13 → contact).
+      """,
+    options: [CommonOptions.log, CommonOptions.json],
+    run: run)
+
+  static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    let statistics = try LogStatistics(reading: invocation.logReader)
+    let types = statistics.eventsByType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+    let categories = statistics.eventsByCategory.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+    if invocation.flag("--json") {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.key("events")
+      writer.integer(statistics.eventCount)
+      writer.key("streams")
+      writer.integer(statistics.streamCount)
+      writer.key("lastSeq")
+      writer.integer(statistics.lastSequence)
+      writer.key("bytes")
+      writer.integer(statistics.byteCount)
+      writer.key("firstTime")
+      if let first = statistics.firstTimestamp {
+        writer.string(first.description)
+      } else {
+        writer.null()
+      }
+      writer.key("lastTime")
+      if let last = statistics.lastTimestamp {
+        writer.string(last.description)
+      } else {
+        writer.null()
+      }
+      writer.key("byType")
+      writer.beginObject()
+      for (type, count) in types {
+        writer.key(type)
+        writer.integer(count)
+      }
+      writer.endObject()
+      writer.key("byCategory")
+      writer.beginObject()
+      for (category, count) in categories {
+        writer.key(category)
+        writer.beginObject()
+        writer.key("events")
+        writer.integer(count)
+        writer.key("streams")
+        writer.integer(statistics.streamsByCategory[category] ?? 0)
+        writer.endObject()
+      }
+      writer.endObject()
+      writer.endObject()
+      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+      return .success
+    }
+    var text = """
+      events      \(statistics.eventCount)\(statistics.eventCount > 0 ? " (seq 1...\(statistics.lastSequence))" : "")
+      streams     \(statistics.streamCount)
+      file size   \(statistics.byteCount) bytes
+      first time  \(statistics.firstTimestamp?.description ?? "-")
+      last time   \(statistics.lastTimestamp?.description ?? "-")
+
+
+      """
+    var byType = TextTable([.init(title: "TYPE"), .init(title: "EVENTS", alignment: .right)])
+    for (type, count) in types { byType.append([type, String(count)]) }
+    text += byType.render() + "\n"
+    var byCategory = TextTable([
+      .init(title: "CATEGORY"), .init(title: "EVENTS", alignment: .right),
+      .init(title: "STREAMS", alignment: .right),
+    ])
+    for (category, count) in categories {
+      byCategory.append([
+        category, String(count), String(statistics.streamsByCategory[category] ?? 0),
+      ])
+    }
+    text += byCategory.render()
+    invocation.terminal.write(text)
+    return .success
+  }
+}

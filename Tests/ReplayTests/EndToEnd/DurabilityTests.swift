@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// `kill -9` in the middle of appending: every append reported done is in the log, an
+/// interrupted atomic write leaves nothing, and the next writer recovers.
+@Suite struct DurabilityTests {
+  @Test func appendsReportedDoneSurviveKillDashNine() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      let done = directory + "/done.txt"
+      // A shell appends one event at a time and records each number only after `replay`
+      // reported success.
+      let script = """
+        for i in $(seq 1 100000); do
+          "\(ReplayProcess.executable.path)" append --log "\(log)" --stream s-$((i % 7)) --type A \
+            --data "{\\"n\\":$i}" > /dev/null || exit 1
+          echo $i >> "\(done)"
+        done
+        """
+      let shell = Process()
+      shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+      shell.arguments = ["-c", script]
+      try shell.run()
+      // Let it get going, then kill the shell and whatever `replay` it is running.
+      var waited = 0
+      while (try? String(contentsOfFile: done, encoding: .utf8))?.split(separator: "\n").count ?? 0
+        < 20,
+        waited < 300
+      {
+        Thread.sleep(forTimeInterval: 0.05)
+        waited += 1
+      }
+      kill(shell.processIdentifier, SIGKILL)
+      let killer = Process()
+      killer.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+      killer.arguments = ["-9", "-f", log]
+      try killer.run()
+      killer.waitUntilExit()
+      shell.waitUntilExit()
+      let reported = try String(contentsOfFile: done, encoding: .utf8).split(separator: "\n")
+        .compactMap { Int($0) }
+      #expect(reported.count >= 20)
+      // The next writer recovers whatever the killed append left, then everything checks out.
+      let recovery = try ReplayProcess.run([
+        "append", "--log", log, "--stream", "after", "--type", "A", "--data", "{}",
+      ])
+      #expect(recovery.status == 0)
+      let verify = try ReplayProcess.run(["verify", "--log", log])
+      #expect(verify.status == 0, "\(verify.output)\(verify.error)")
+      let stored = try ReplayProcess.run(["log", "--log", log, "--json"]).output
+      for number in reported {
+        #expect(
+          stored.contains(#""data":{"n":\#(number)}"#),
+          "event \(number) was reported done but is missing")
+      }
+    }
+  }
+
+  @Test func anImportKilledHalfwayLeavesNothingOfIt() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      try ReplayProcess.run([
+        "append", "--log", log, "--stream", "s-0", "--type", "A", "--data", "{}",
+      ])
+      let before = fileBytes(log)
+      let input = (1...200_000).map {
+        #"{"stream":"s-\#($0 % 100)","type":"A","data":{"n":\#($0)}}"#
+      }
+      .joined(separator: "\n")
+      let file = directory + "/big.jsonl"
+      try input.write(toFile: file, atomically: true, encoding: .utf8)
+      let importer = Process()
+      importer.executableURL = ReplayProcess.executable
+      importer.arguments = ["append", "--log", log, "--file", file, "--chunk-size", "50"]
+      importer.standardOutput = FileHandle.nullDevice
+      importer.standardError = FileHandle.nullDevice
+      try importer.run()
+      // Wait until it has written part of the import, then kill it.
+      var waited = 0
+      while fileBytes(log).count < before.count + 100_000, waited < 600 {
+        Thread.sleep(forTimeInterval: 0.01)
+        waited += 1
+      }
+      kill(importer.processIdentifier, SIGKILL)
+      importer.waitUntilExit()
+      #expect(importer.terminationReason == .uncaughtSignal)
+      #expect(fileBytes(log).count > before.count, "the import should have been caught mid-way")
+      // Readers see none of the unfinished import.
+      let verify = try ReplayProcess.run(["verify", "--log", log])
+      #expect(verify.status == 0)
+      #expect(verify.output.hasPrefix("ok: 1 events, 1 streams, last seq 1, "))
+      #expect(verify.error.contains("an unfinished write of events 2...200001"))
+      // The next writer cuts it off and says so.
+      let next = try ReplayProcess.run([
+        "append", "--log", log, "--stream", "s-0", "--type", "A", "--data", #"{"x":1}"#,
+      ])
+      #expect(next.status == 0)
+      #expect(next.output == "2\n")
+      #expect(next.error.hasPrefix("replay: recovered '\(log)': cut "))
+      #expect(Array(fileBytes(log).prefix(before.count)) == before)
+    }
+  }
+}
