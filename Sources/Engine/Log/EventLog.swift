@@ -128,7 +128,28 @@ public final class EventLog: Sendable {
 
   /// The number of distinct streams.
   public var streamCount: Int {
-    state.withLock { $0.index.streamVersions.count }
+    state.withLock { $0.index.streamOffsets.count }
+  }
+
+  /// Every event of `stream`, in version order, and the stream's version, read under the lock
+  /// with the index current (so the version is the one an append must expect next).
+  /// - Complexity: one read per event of the stream; the rest of the log is not read.
+  public func events(inStream stream: String) throws -> (events: [RecordedEvent], version: Int64) {
+    try withLockedLog { state in
+      guard let file = state.file else { return ([], 0) }
+      let offsets = state.index.streamOffsets[stream] ?? []
+      return (try offsets.map { try recordedEvent(in: file, at: $0) }, Int64(offsets.count))
+    }
+  }
+
+  /// The names of every stream whose name starts with `prefix`.
+  public func streamNames(withPrefix prefix: String) -> [String] {
+    state.withLock { state in state.index.streamOffsets.keys.filter { $0.hasPrefix(prefix) } }
+  }
+
+  /// Whether an event with this id is in the log.
+  public func contains(eventID: EventID) -> Bool {
+    state.withLock { $0.index.eventOffsets[eventID] != nil }
   }
 
   /// A reader over the same file.
@@ -472,10 +493,8 @@ public final class EventLog: Sendable {
     }
     // Only now, with everything written and synced, does the index take the events in.
     state.lineBuffer = buffer.count > 1 << 20 ? [] : buffer
-    for new in plan.newEvents {
-      state.index.streamVersions[new.stream] = new.version
-    }
-    for (id, offset) in offsets {
+    for (new, (id, offset)) in zip(plan.newEvents, offsets) {
+      state.index.streamOffsets[new.stream, default: []].append(offset)
       state.index.eventOffsets[id] = offset
     }
     state.index.lastSequence = lastSequence

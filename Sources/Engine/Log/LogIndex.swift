@@ -9,14 +9,14 @@ struct LogIndex {
   var committedEnd: Int64 = 0
   /// The last event's sequence number (0 when the log is empty).
   var lastSequence: Int64 = 0
-  /// Each stream's last version.
-  var streamVersions: [String: Int64] = [:]
+  /// Each stream's line offsets, in version order: the stream's version is their count.
+  var streamOffsets: [String: [Int64]] = [:]
   /// Each event id's line offset.
   var eventOffsets: [EventID: Int64] = [:]
 
   /// The stream's current version; 0 when it has no events.
   func version(of stream: String) -> Int64 {
-    streamVersions[stream] ?? 0
+    Int64(streamOffsets[stream]?.count ?? 0)
   }
 
   /// Adds the committed lines of `reader`'s file from `committedEnd` to `end`, checking what the
@@ -39,7 +39,7 @@ struct LogIndex {
   /// Records one line.
   mutating func add(_ line: EventLine, path: String) throws {
     let stream = line.stream
-    let previous = streamVersions[stream] ?? 0
+    let previous = version(of: stream)
     guard line.version == previous + 1 else {
       throw EngineError.corruptLine(
         path: path, line: line.lineNumber, offset: line.offset,
@@ -47,7 +47,7 @@ struct LogIndex {
           "stream '\(stream)' jumps from version \(previous) to \(line.version) (versions run from 1 without gaps)"
       )
     }
-    streamVersions[stream] = line.version
+    streamOffsets[stream, default: []].append(line.offset)
     if let earlier = eventOffsets.updateValue(line.offset, forKey: line.id) {
       throw EngineError.corruptLine(
         path: path, line: line.lineNumber, offset: line.offset,
