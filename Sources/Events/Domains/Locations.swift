@@ -1,0 +1,360 @@
+// The locations vocabulary: named points, added, renamed, moved and removed.
+// Stream: `location-<id>`, the id being the GeoJSON feature's `id`.
+
+/// A point on Earth in degrees (WGS 84): latitude in [-90, 90], longitude in [-180, 180], both
+/// finite. Poles and the antimeridian (±180) are valid.
+///
+/// JSON: `{"latitude","longitude"}` (not GeoJSON's `[longitude, latitude]` order: named keys
+/// leave no doubt).
+public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
+  /// Degrees north of the equator, -90 through 90.
+  public let latitude: Double
+  /// Degrees east of Greenwich, -180 through 180.
+  public let longitude: Double
+
+  static let latitudeExpectation = "a latitude in [-90, 90]"
+  static let longitudeExpectation = "a longitude in [-180, 180]"
+
+  /// Validates a point.
+  /// - Throws: `EventsError.invalidValue` naming the value and its range, e.g. `expected a
+  ///   latitude in [-90, 90], found -90.0001`; NaN and infinities are found as `nan`, `inf`.
+  public init(latitude: Double, longitude: Double) throws(EventsError) {
+    if let problem = Self.latitudeProblem(latitude) {
+      throw EventsError.invalidValue(expected: Self.latitudeExpectation, found: problem)
+    }
+    if let problem = Self.longitudeProblem(longitude) {
+      throw EventsError.invalidValue(expected: Self.longitudeExpectation, found: problem)
+    }
+    self.latitude = latitude
+    self.longitude = longitude
+  }
+
+  static func latitudeProblem(_ value: Double) -> String? {
+    value.isFinite && (-90...90).contains(value) ? nil : "\(value)"
+  }
+
+  static func longitudeProblem(_ value: Double) -> String? {
+    value.isFinite && (-180...180).contains(value) ? nil : "\(value)"
+  }
+
+  /// `latitude, longitude`.
+  public var description: String { "\(latitude), \(longitude)" }
+}
+
+extension Coordinate: PayloadComponent {
+  static let layout: PayloadLayout = [
+    "latitude": latitudeExpectation, "longitude": longitudeExpectation,
+  ]
+
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
+    var latitude: Double?
+    var longitude: Double?
+    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+      let value = try cursor.decodeDouble(field, scope)
+      if field == 0 {
+        if let problem = Self.latitudeProblem(value) { throw scope.invalid(field, found: problem) }
+        latitude = value
+      } else {
+        if let problem = Self.longitudeProblem(value) { throw scope.invalid(field, found: problem) }
+        longitude = value
+      }
+    }
+    self.latitude = try scope.required(latitude, 0)
+    self.longitude = try scope.required(longitude, 1)
+  }
+
+  func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.key("latitude")
+    writer.number(latitude)
+    writer.key("longitude")
+    writer.number(longitude)
+    writer.endObject()
+  }
+}
+
+/// A location's id: the GeoJSON feature's `id` (a UUID in the source, but any text that makes a
+/// valid stream name is accepted).
+public struct LocationID: Hashable, Sendable, Comparable, CustomStringConvertible {
+  /// The id as written.
+  public let rawValue: String
+
+  static let expectation = "a location id of \(DomainText.identifierExpectation)"
+
+  /// Validates `text` as a location id.
+  /// - Throws: `EventsError.invalidValue` when it is empty, longer than 200 bytes, holds a
+  ///   control character or starts or ends with white space.
+  public init(_ text: String) throws(EventsError) {
+    if let problem = DomainText.identifierProblem(text) {
+      throw EventsError.invalidValue(expected: Self.expectation, found: problem)
+    }
+    rawValue = text
+  }
+
+  /// The location's stream, `location-<id>`.
+  public var streamName: String { EntityKind.location.streamName(for: rawValue) }
+
+  public var description: String { rawValue }
+
+  public static func < (lhs: LocationID, rhs: LocationID) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+extension LocationID: PayloadText {}
+
+/// A location as the source (a GeoJSON `Point` feature) holds it.
+public struct LocationRecord: Sendable, Equatable, Hashable {
+  /// The feature's `id`.
+  public var id: LocationID
+  /// `properties.name`; never empty or blank once added.
+  public var name: String
+  /// Where it is.
+  public var coordinate: Coordinate
+
+  public init(id: LocationID, name: String, coordinate: Coordinate) {
+    self.id = id
+    self.name = name
+    self.coordinate = coordinate
+  }
+
+  static let nameExpectation = "a name that is not empty or only white space"
+}
+
+// MARK: - Events
+
+/// A location was added (by a user, or imported when `source` is set).
+///
+/// JSON: `{"id","name","coordinate":{"latitude","longitude"},"source"?}`.
+public struct LocationAdded: EventPayload, Hashable {
+  public static let eventType = "LocationAdded"
+  public static let schemaVersion = 1
+
+  /// The location.
+  public var record: LocationRecord
+  /// The file name or URL it was imported from; `nil` when a user added it.
+  public var source: String?
+
+  public init(record: LocationRecord, source: String? = nil) {
+    self.record = record
+    self.source = source
+  }
+
+  public var streamName: String { record.id.streamName }
+
+  static let layout: PayloadLayout = [
+    "id": LocationID.expectation,
+    "name": LocationRecord.nameExpectation,
+    "coordinate": "an object {\"latitude\", \"longitude\"}",
+    "source": "a string",
+  ]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("id", record.id.rawValue)
+    writer.member("name", record.name)
+    writer.member("coordinate", record.coordinate)
+    writer.member("source", source)
+    writer.endObject()
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1:
+      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      var id: LocationID?
+      var name: String?
+      var coordinate: Coordinate?
+      var source: String?
+      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+        switch field {
+        case 0: id = try cursor.decodeText(LocationID.self, field, scope)
+        case 1: name = try cursor.decodeTitle(field, scope)
+        case 2: coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
+        default: source = try cursor.decodeOptionalString(field, scope)
+        }
+      }
+      record = LocationRecord(
+        id: try scope.required(id, 0), name: try scope.required(name, 1),
+        coordinate: try scope.required(coordinate, 2))
+      self.source = source
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+}
+
+/// A location got a new name.
+///
+/// JSON: `{"id","name","source"?}`.
+public struct LocationRenamed: EventPayload, Hashable {
+  public static let eventType = "LocationRenamed"
+  public static let schemaVersion = 1
+
+  /// The location's id.
+  public var id: LocationID
+  /// The new name.
+  public var name: String
+  /// The file name or URL whose new version brought the change; `nil` for a user's rename.
+  public var source: String?
+
+  public init(id: LocationID, name: String, source: String? = nil) {
+    self.id = id
+    self.name = name
+    self.source = source
+  }
+
+  public var streamName: String { id.streamName }
+
+  static let layout: PayloadLayout = [
+    "id": LocationID.expectation, "name": LocationRecord.nameExpectation, "source": "a string",
+  ]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("id", id.rawValue)
+    writer.member("name", name)
+    writer.member("source", source)
+    writer.endObject()
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1:
+      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      var id: LocationID?
+      var name: String?
+      var source: String?
+      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+        switch field {
+        case 0: id = try cursor.decodeText(LocationID.self, field, scope)
+        case 1: name = try cursor.decodeTitle(field, scope)
+        default: source = try cursor.decodeOptionalString(field, scope)
+        }
+      }
+      self.id = try scope.required(id, 0)
+      self.name = try scope.required(name, 1)
+      self.source = source
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+}
+
+/// A location moved to a new point.
+///
+/// JSON: `{"id","coordinate":{"latitude","longitude"},"source"?}`.
+public struct LocationMoved: EventPayload, Hashable {
+  public static let eventType = "LocationMoved"
+  public static let schemaVersion = 1
+
+  /// The location's id.
+  public var id: LocationID
+  /// Where it is now.
+  public var coordinate: Coordinate
+  /// The file name or URL whose new version brought the change; `nil` for a user's move.
+  public var source: String?
+
+  public init(id: LocationID, coordinate: Coordinate, source: String? = nil) {
+    self.id = id
+    self.coordinate = coordinate
+    self.source = source
+  }
+
+  public var streamName: String { id.streamName }
+
+  static let layout: PayloadLayout = [
+    "id": LocationID.expectation,
+    "coordinate": "an object {\"latitude\", \"longitude\"}",
+    "source": "a string",
+  ]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("id", id.rawValue)
+    writer.member("coordinate", coordinate)
+    writer.member("source", source)
+    writer.endObject()
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1:
+      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      var id: LocationID?
+      var coordinate: Coordinate?
+      var source: String?
+      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+        switch field {
+        case 0: id = try cursor.decodeText(LocationID.self, field, scope)
+        case 1: coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
+        default: source = try cursor.decodeOptionalString(field, scope)
+        }
+      }
+      self.id = try scope.required(id, 0)
+      self.coordinate = try scope.required(coordinate, 1)
+      self.source = source
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+}
+
+/// A location was removed.
+///
+/// JSON: `{"id"}`.
+public struct LocationRemoved: EventPayload, Hashable {
+  public static let eventType = "LocationRemoved"
+  public static let schemaVersion = 1
+
+  /// The location's id.
+  public var id: LocationID
+
+  public init(id: LocationID) {
+    self.id = id
+  }
+
+  public var streamName: String { id.streamName }
+
+  static let layout: PayloadLayout = ["id": LocationID.expectation]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("id", id.rawValue)
+    writer.endObject()
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1:
+      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      var id: LocationID?
+      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+        id = try cursor.decodeText(LocationID.self, field, scope)
+      }
+      self.id = try scope.required(id, 0)
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+}
+
+/// The locations domain's events.
+public enum LocationEvent: Sendable, Equatable, Hashable {
+  case added(LocationAdded)
+  case renamed(LocationRenamed)
+  case moved(LocationMoved)
+  case removed(LocationRemoved)
+
+  /// The stream the event belongs to.
+  public var streamName: String {
+    switch self {
+    case .added(let event): event.streamName
+    case .renamed(let event): event.streamName
+    case .moved(let event): event.streamName
+    case .removed(let event): event.streamName
+    }
+  }
+}

@@ -1,0 +1,563 @@
+/// The typed payload of one event type: its stable name, its schema version, the stream it
+/// belongs to, and its byte-level JSON codec.
+///
+/// Encoding writes one compact JSON object with a fixed key order; decoding reads straight from
+/// the bytes with `JSONCursor`. `decode(encode(x)) == x` for every value.
+public protocol EventPayload: Sendable, Equatable {
+  /// The event type's stable name as the log stores it (`ContactFavorited`). Never derived from
+  /// the Swift type's name: renaming the type must not change the log.
+  static var eventType: String { get }
+  /// The newest schema version of this payload, the one `encode(to:)` writes.
+  static var schemaVersion: Int { get }
+  /// The stream this event belongs to (`contact-13`).
+  var streamName: String { get }
+  /// Writes the payload as one compact JSON object, keys in the type's fixed order.
+  func encode(to writer: inout JSONWriter)
+  /// Reads a payload written with `schemaVersion`, upcasting older versions.
+  /// - Parameters:
+  ///   - cursor: positioned at the payload object; left just after it.
+  ///   - schemaVersion: the version the payload was written with.
+  ///   - strict: `true` for user input (unknown and repeated keys are errors); `false` for
+  ///     replay, which skips keys written by newer minor versions.
+  /// - Throws: `EventsError` naming the type, the field, what was expected and what was found.
+  init(decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool) throws(EventsError)
+}
+
+extension EventPayload {
+  /// The payload's compact JSON bytes.
+  public var encodedData: [UInt8] {
+    var writer = JSONWriter(capacity: 128)
+    encode(to: &writer)
+    return writer.bytes
+  }
+
+  /// Decodes a payload that must fill `data` (surrounding whitespace allowed).
+  /// - Throws: `EventsError` as `init(decoding:schemaVersion:strict:)`, and
+  ///   `.malformedData` when bytes follow the object.
+  public init(
+    decoding data: [UInt8], schemaVersion: Int = Self.schemaVersion, strict: Bool = true
+  ) throws(EventsError) {
+    let result: Result<Self, EventsError> = data.withUnsafeBytes { buffer in
+      Result { () throws(EventsError) -> Self in
+        var cursor = JSONCursor(buffer)
+        let payload = try Self(decoding: &cursor, schemaVersion: schemaVersion, strict: strict)
+        do throws(JSONSyntaxError) {
+          try cursor.expectEnd()
+        } catch {
+          throw EventsError.malformedData(type: Self.eventType, syntax: error)
+        }
+        return payload
+      }
+    }
+    self = try result.get()
+  }
+
+  /// The error for a schema version this type cannot read.
+  static func unsupported(_ schemaVersion: Int) -> EventsError {
+    .unsupportedSchemaVersion(type: eventType, found: schemaVersion, newest: Self.schemaVersion)
+  }
+}
+
+/// A value held in a payload as a JSON string and validated when read: zip codes, ids, dates.
+protocol PayloadText {
+  /// Validates `text`; throws `EventsError.invalidValue(expected:found:)` when it is not valid.
+  init(_ text: String) throws(EventsError)
+}
+
+/// A JSON object nested inside a payload (a coordinate, a phone list, an address).
+protocol PayloadComponent: Sendable, Equatable {
+  /// The object's keys in the order `encode(to:)` writes them.
+  static var layout: PayloadLayout { get }
+  /// Reads the object at `cursor`; `scope` names the event type and the field holding it.
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError)
+  /// Writes the object.
+  func encode(to writer: inout JSONWriter)
+}
+
+// MARK: - Layouts and scopes
+
+/// One key of a payload object and what its value must be, for error messages.
+struct PayloadField: Sendable {
+  var name: StaticString
+  var expected: String
+}
+
+/// The keys of one kind of payload object, in the order the encoder writes them.
+///
+/// Decoders resolve each key to its index here (checking the expected next key first, since
+/// the log writes keys in this order) and switch on the index.
+struct PayloadLayout: Sendable, ExpressibleByDictionaryLiteral {
+  let fields: [PayloadField]
+
+  init(dictionaryLiteral elements: (StaticString, String)...) {
+    precondition(elements.count <= 64, "a payload layout holds at most 64 keys")
+    fields = elements.map { PayloadField(name: $0.0, expected: $0.1) }
+  }
+
+  /// The keys as strings, for messages and tests.
+  var names: [String] { fields.map { $0.name.description } }
+
+  /// The index of the key whose raw bytes `key` spans, or `nil` when it is not one of these.
+  /// Escaped keys never match: the writer never escapes keys.
+  @inline(__always)
+  func index(of key: JSONStringSlice, in cursor: JSONCursor, hint: Int) -> Int? {
+    if hint < fields.count, cursor.slice(key, equals: fields[hint].name) { return hint }
+    for index in fields.indices where index != hint {
+      if cursor.slice(key, equals: fields[index].name) { return index }
+    }
+    return nil
+  }
+}
+
+/// Where a decoder stands: the event type, the object's layout, and the field holding it when it
+/// is nested. Builds field paths (`address.city`, `pictures[2].url`) only for error messages.
+struct PayloadScope {
+  let type: String
+  let layout: PayloadLayout
+  let strict: Bool
+  /// The field of the enclosing object that holds this one, and the element index when that
+  /// field is an array.
+  var parent: (name: String, index: Int?)?
+
+  init(type: String, layout: PayloadLayout, strict: Bool) {
+    self.type = type
+    self.layout = layout
+    self.strict = strict
+  }
+
+  /// The scope of the object held by `field` (element `index` when the field is an array).
+  func nested(_ layout: PayloadLayout, in field: Int, index: Int? = nil) -> PayloadScope {
+    var scope = PayloadScope(type: type, layout: layout, strict: strict)
+    scope.parent = (path(field), index)
+    return scope
+  }
+
+  /// The dotted path of `field`, e.g. `phone.work` or `pictures[1].url`.
+  func path(_ field: Int) -> String {
+    prefix + layout.fields[field].name.description
+  }
+
+  /// The path of the `index`th element of array field `field`.
+  func elementPath(_ field: Int, _ index: Int) -> String {
+    path(field) + "[\(index)]"
+  }
+
+  private var prefix: String {
+    guard let parent else { return "" }
+    return parent.index.map { "\(parent.name)[\($0)]." } ?? "\(parent.name)."
+  }
+
+  func invalid(_ field: Int, expected: String? = nil, found: String) -> EventsError {
+    .invalidField(
+      type: type, field: path(field), expected: expected ?? layout.fields[field].expected,
+      found: found)
+  }
+
+  func malformed(_ error: JSONSyntaxError) -> EventsError {
+    .malformedData(type: type, syntax: error)
+  }
+
+  /// `value`, or the missing-field error for `field` when it is `nil`.
+  func required<Value>(_ value: Value?, _ field: Int) throws(EventsError) -> Value {
+    guard let value else {
+      throw EventsError.missingField(
+        type: type, field: path(field), expected: layout.fields[field].expected)
+    }
+    return value
+  }
+
+  /// Converts a value's validation error into one naming this field.
+  func rethrowing(_ error: EventsError, field: Int) -> EventsError {
+    if case .invalidValue(let expected, let found) = error {
+      return invalid(field, expected: expected, found: found)
+    }
+    return error
+  }
+}
+
+// MARK: - Reading
+
+extension JSONCursor {
+  /// Reads a payload object member by member, resolving each key against `scope.layout` and
+  /// calling `member` with the key's index and the cursor at its value, which `member` must
+  /// consume.
+  ///
+  /// Unknown keys are skipped, or rejected when `scope.strict`; so are repeated keys (the last
+  /// one wins when not strict). Required fields are checked by the caller with `scope.required`.
+  mutating func decodeObject(
+    _ scope: PayloadScope, _ member: (Int, inout JSONCursor) throws(EventsError) -> Void
+  ) throws(EventsError) {
+    skipWhitespace()
+    guard position < end, base[position] == 0x7B else {
+      let found = describeFoundValue()
+      if let parent = scope.parent {
+        let field = parent.index.map { "\(parent.name)[\($0)]" } ?? parent.name
+        throw EventsError.invalidField(
+          type: scope.type, field: field, expected: "an object", found: found)
+      }
+      throw EventsError.invalidField(
+        type: scope.type, field: "", expected: "an object", found: found)
+    }
+    position += 1
+    depth += 1
+    defer { depth -= 1 }
+    if peek() == 0x7D {
+      position += 1
+      return
+    }
+    var seen: UInt64 = 0
+    var hint = 0
+    while true {
+      let key: JSONStringSlice
+      do throws(JSONSyntaxError) {
+        key = try readStringSlice()
+        try expect(0x3A, "':' after an object key")
+      } catch {
+        throw scope.malformed(error)
+      }
+      if let field = scope.layout.index(of: key, in: self, hint: hint) {
+        let bit: UInt64 = 1 << UInt64(field)
+        if scope.strict, seen & bit != 0 {
+          throw EventsError.duplicateField(type: scope.type, field: scope.path(field))
+        }
+        seen |= bit
+        hint = field + 1
+        try member(field, &self)
+      } else if scope.strict {
+        let name = bytes(of: key)
+        var path = String(decoding: name, as: UTF8.self)
+        if key.hasEscapes { path = JSONStringSlice.unescape(name) }
+        if let parent = scope.parent {
+          path = (parent.index.map { "\(parent.name)[\($0)]." } ?? "\(parent.name).") + path
+        }
+        throw EventsError.unknownField(type: scope.type, field: path, allowed: scope.layout.names)
+      } else {
+        do {
+          try skipValue()
+        } catch let error as JSONSyntaxError {
+          throw scope.malformed(error)
+        } catch {
+          throw scope.malformed(JSONSyntaxError(offset: position, expected: "a value", found: "?"))
+        }
+      }
+      skipWhitespace()
+      guard position < end else {
+        throw scope.malformed(self.error("',' or '}' after an object member"))
+      }
+      let next = base[position]
+      position += 1
+      if next == 0x2C { continue }
+      if next == 0x7D { return }
+      throw scope.malformed(self.error("',' or '}' after an object member", at: position - 1))
+    }
+  }
+
+  /// Reads an array held by `field`, calling `element` with each index and the cursor at it.
+  mutating func decodeArray(
+    _ field: Int, _ scope: PayloadScope,
+    _ element: (Int, inout JSONCursor) throws(EventsError) -> Void
+  ) throws(EventsError) {
+    skipWhitespace()
+    guard position < end, base[position] == 0x5B else {
+      throw scope.invalid(field, found: describeFoundValue())
+    }
+    position += 1
+    depth += 1
+    defer { depth -= 1 }
+    if peek() == 0x5D {
+      position += 1
+      return
+    }
+    var index = 0
+    while true {
+      try element(index, &self)
+      index += 1
+      skipWhitespace()
+      guard position < end else {
+        throw scope.malformed(self.error("',' or ']' after an array element"))
+      }
+      let next = base[position]
+      position += 1
+      if next == 0x2C { continue }
+      if next == 0x5D { return }
+      throw scope.malformed(self.error("',' or ']' after an array element", at: position - 1))
+    }
+  }
+
+  /// Reads the nested object held by `field` (element `index` when it is an array's).
+  mutating func decodeComponent<Component: PayloadComponent>(
+    _: Component.Type, _ field: Int, _ scope: PayloadScope, index: Int? = nil
+  ) throws(EventsError) -> Component {
+    try Component(decoding: &self, scope: scope.nested(Component.layout, in: field, index: index))
+  }
+
+  /// Reads the string held by `field`.
+  mutating func decodeString(_ field: Int, _ scope: PayloadScope) throws(EventsError) -> String {
+    skipWhitespace()
+    guard position < end, base[position] == 0x22 else {
+      throw scope.invalid(field, found: describeFoundValue())
+    }
+    do throws(JSONSyntaxError) {
+      return try readString()
+    } catch {
+      throw scope.malformed(error)
+    }
+  }
+
+  /// Reads the string held by `field`, or `nil` for `null`.
+  mutating func decodeOptionalString(
+    _ field: Int, _ scope: PayloadScope
+  ) throws(EventsError) -> String? {
+    if readNull() { return nil }
+    return try decodeString(field, scope)
+  }
+
+  /// Reads the string held by `field` and validates it as a `Value`.
+  mutating func decodeText<Value: PayloadText>(
+    _: Value.Type, _ field: Int, _ scope: PayloadScope
+  ) throws(EventsError) -> Value {
+    let text = try decodeString(field, scope)
+    do throws(EventsError) {
+      return try Value(text)
+    } catch {
+      throw scope.rethrowing(error, field: field)
+    }
+  }
+
+  /// Reads the string held by `field` as one of `Value`'s raw values.
+  mutating func decodeEnumeration<Value: RawRepresentable<String>>(
+    _: Value.Type, _ field: Int, _ scope: PayloadScope
+  ) throws(EventsError) -> Value {
+    let text = try decodeString(field, scope)
+    guard let value = Value(rawValue: text) else {
+      throw scope.invalid(field, found: DomainText.quoted(text))
+    }
+    return value
+  }
+
+  /// Reads `true` or `false` held by `field`.
+  mutating func decodeBool(_ field: Int, _ scope: PayloadScope) throws(EventsError) -> Bool {
+    skipWhitespace()
+    let start = position
+    if let value = try? readBool() { return value }
+    position = start
+    throw scope.invalid(field, found: describeFoundValue())
+  }
+
+  /// Reads the integer held by `field`.
+  mutating func decodeInt(_ field: Int, _ scope: PayloadScope) throws(EventsError) -> Int {
+    skipWhitespace()
+    let start = position
+    if let value = try? readInt64(), let integer = Int(exactly: value) { return integer }
+    position = start
+    throw scope.invalid(field, found: describeFoundValue())
+  }
+
+  /// Reads the finite number held by `field`.
+  mutating func decodeDouble(_ field: Int, _ scope: PayloadScope) throws(EventsError) -> Double {
+    skipWhitespace()
+    let start = position
+    if let value = try? readDouble() { return value }
+    position = start
+    throw scope.invalid(field, found: describeFoundValue())
+  }
+
+  /// Reads the instant held by `field`, in the log's form `2026-11-22T10:15:00.000Z`.
+  mutating func decodeTimestamp(
+    _ field: Int, _ scope: PayloadScope
+  ) throws(EventsError) -> Timestamp {
+    skipWhitespace()
+    guard position < end, base[position] == 0x22 else {
+      throw scope.invalid(field, found: describeFoundValue())
+    }
+    let slice: JSONStringSlice
+    do throws(JSONSyntaxError) {
+      slice = try readStringSlice()
+    } catch {
+      throw scope.malformed(error)
+    }
+    if !slice.hasEscapes, let timestamp = Timestamp.parseLogForm(bytes(of: slice)) {
+      return timestamp
+    }
+    throw scope.invalid(field, found: DomainText.quoted(slice.string(base: base)))
+  }
+
+  /// Consumes the next value and describes it for an error message: strings quoted, numbers and
+  /// literals as written, containers by kind.
+  mutating func describeFoundValue() -> String {
+    skipWhitespace()
+    guard position < end else { return "end of input" }
+    let start = position
+    switch base[position] {
+    case 0x22:
+      if let slice = try? readStringSlice() { return DomainText.quoted(slice.string(base: base)) }
+    case 0x7B: return "an object"
+    case 0x5B: return "an array"
+    case 0x74, 0x66:
+      if let value = try? readBool() { return value ? "true" : "false" }
+    case 0x6E:
+      if readNull() { return "null" }
+    case 0x2D, 0x30...0x39:
+      if let literal = try? readNumberLiteral() {
+        let text = String(
+          decoding: UnsafeBufferPointer(start: base + literal.lowerBound, count: literal.count),
+          as: UTF8.self)
+        return "the number \(text)"
+      }
+    default: break
+    }
+    position = start
+    return JSONSyntaxError.describe(base, at: start, end: end)
+  }
+}
+
+// MARK: - Writing
+
+extension JSONWriter {
+  /// Writes an instant in the log's form, as a string.
+  mutating func timestamp(_ value: Timestamp) {
+    beginValue()
+    bytes.append(0x22)
+    value.appendText(to: &bytes)
+    bytes.append(0x22)
+    needsComma = true
+  }
+
+  /// Writes `"key":"value"`.
+  mutating func member(_ key: StaticString, _ value: String) {
+    self.key(key)
+    string(value)
+  }
+
+  /// Writes `"key":"value"`, or nothing when `value` is `nil`.
+  mutating func member(_ key: StaticString, _ value: String?) {
+    guard let value else { return }
+    member(key, value)
+  }
+
+  /// Writes `"key":"value"`, or nothing when `value` is empty.
+  mutating func member(_ key: StaticString, unlessEmpty value: String) {
+    guard !value.isEmpty else { return }
+    member(key, value)
+  }
+
+  /// Writes `"key":true` or `"key":false`.
+  mutating func member(_ key: StaticString, _ value: Bool) {
+    self.key(key)
+    bool(value)
+  }
+
+  /// Writes `"key":<integer>`.
+  mutating func member(_ key: StaticString, _ value: Int) {
+    self.key(key)
+    integer(value)
+  }
+
+  /// Writes `"key":"<instant in the log's form>"`.
+  mutating func member(_ key: StaticString, _ value: Timestamp) {
+    self.key(key)
+    timestamp(value)
+  }
+
+  /// Writes `"key":{...}`.
+  mutating func member(_ key: StaticString, _ value: some PayloadComponent) {
+    self.key(key)
+    value.encode(to: &self)
+  }
+
+  /// Writes `"key":<value>` for a change, `"key":null` for clearing, nothing when unchanged.
+  mutating func member<Value>(
+    _ key: StaticString, _ change: FieldChange<Value>?, _ write: (Value, inout JSONWriter) -> Void
+  ) {
+    guard let change else { return }
+    self.key(key)
+    switch change {
+    case .set(let value): write(value, &self)
+    case .cleared: null()
+    }
+  }
+}
+
+// MARK: - Text helpers
+
+/// Text rendering and checks shared by the domains.
+enum DomainText {
+  /// `text` in single quotes for an error message, control characters escaped, cut at 60
+  /// characters; `an empty string` when empty.
+  static func quoted(_ text: String) -> String {
+    if text.isEmpty { return "an empty string" }
+    var result = "'"
+    var count = 0
+    for scalar in text.unicodeScalars {
+      if count == 60 {
+        result += "..."
+        break
+      }
+      switch scalar {
+      case "\n": result += "\\n"
+      case "\r": result += "\\r"
+      case "\t": result += "\\t"
+      case "\u{FEFF}": result += "\\u{FEFF}"
+      default:
+        if scalar.value < 0x20 || scalar.value == 0x7F {
+          result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+        } else {
+          result.unicodeScalars.append(scalar)
+        }
+      }
+      count += 1
+    }
+    return result + "'"
+  }
+
+  /// Whether `text` is empty or only white space.
+  static func isBlank(_ text: String) -> Bool {
+    text.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+  }
+
+  /// Why `text` cannot be an entity id (it must make a valid stream name), or `nil` when it can:
+  /// 1 to 200 bytes of UTF-8, no control characters, no leading or trailing white space.
+  static func identifierProblem(_ text: String) -> String? {
+    if text.isEmpty { return "an empty string" }
+    if text.utf8.count > 200 { return "\(quoted(text)) (\(text.utf8.count) bytes)" }
+    if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+      return "\(quoted(text)) (it holds a control character)"
+    }
+    if let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
+      first.properties.isWhitespace || last.properties.isWhitespace
+    {
+      return "\(quoted(text)) (it starts or ends with white space; trim it)"
+    }
+    return nil
+  }
+
+  /// What an entity id must be, for messages.
+  static let identifierExpectation =
+    "1 to 200 bytes with no control characters and no leading or trailing white space"
+}
+
+/// A change to a field that may be absent: set it to a value, or clear it. A payload holds
+/// `FieldChange?`, where `nil` means "unchanged"; in JSON an unchanged field is omitted and a
+/// cleared one is `null`.
+public enum FieldChange<Value: Sendable & Equatable>: Sendable, Equatable {
+  /// The field now holds `value`.
+  case set(Value)
+  /// The field is now absent.
+  case cleared
+
+  /// The value after the change (`nil` when cleared).
+  public var newValue: Value? {
+    switch self {
+    case .set(let value): value
+    case .cleared: nil
+    }
+  }
+
+  /// The change from `old` to `new`, or `nil` when they are equal.
+  public static func between(_ old: Value?, _ new: Value?) -> FieldChange? {
+    guard old != new else { return nil }
+    return new.map { .set($0) } ?? .cleared
+  }
+}
+
+extension FieldChange: Hashable where Value: Hashable {}

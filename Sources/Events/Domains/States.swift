@@ -1,0 +1,321 @@
+// The states-and-zip-codes vocabulary: states, each with an ordered list of unique zip codes.
+// Stream: `state-<name>` (`state-New York`); zip code events go to their state's stream.
+
+/// A US zip code: 5 digits (`12345`) or ZIP+4 (`12345-6789`).
+public struct ZipCode: Hashable, Sendable, Comparable, CustomStringConvertible {
+  /// The code as written, `12345` or `12345-6789`.
+  public let rawValue: String
+
+  /// What a zip code must be, for messages.
+  static let expectation = "a zip code of 5 digits or ZIP+4 (12345 or 12345-6789)"
+
+  /// Validates `text` as a zip code. Nothing is trimmed or reformatted.
+  /// - Throws: `EventsError.invalidValue` naming the text and, for the usual mistakes (empty,
+  ///   spaces, too short or long), the reason: `expected a zip code of 5 digits or ZIP+4 (12345
+  ///   or 12345-6789), found '350HH'`.
+  public init(_ text: String) throws(EventsError) {
+    let utf8 = Array(text.utf8)
+    func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
+    let isValid: Bool
+    switch utf8.count {
+    case 5: isValid = utf8.allSatisfy(isDigit)
+    case 10:
+      isValid = utf8[5] == 0x2D && utf8[..<5].allSatisfy(isDigit) && utf8[6...].allSatisfy(isDigit)
+    default: isValid = false
+    }
+    guard isValid else {
+      throw EventsError.invalidValue(expected: Self.expectation, found: Self.describeProblem(text))
+    }
+    rawValue = text
+  }
+
+  /// `text`, quoted, with the reason it is not a zip code when the reason is a common one.
+  private static func describeProblem(_ text: String) -> String {
+    let quoted = DomainText.quoted(text)
+    if text.isEmpty { return quoted }
+    if text.unicodeScalars.contains(where: { $0.properties.isWhitespace }) {
+      return "\(quoted) (it holds white space; remove it)"
+    }
+    let allDigits = text.utf8.allSatisfy { $0 &- 0x30 < 10 }
+    if allDigits, text.utf8.count < 5 {
+      return "\(quoted) (\(text.utf8.count) digits; leading zeros may have been lost)"
+    }
+    if allDigits, text.utf8.count == 9 {
+      return "\(quoted) (9 digits; write ZIP+4 with a hyphen: 12345-6789)"
+    }
+    return quoted
+  }
+
+  /// The first five digits.
+  public var fiveDigitCode: Substring { rawValue.prefix(5) }
+
+  public var description: String { rawValue }
+
+  public static func < (lhs: ZipCode, rhs: ZipCode) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+extension ZipCode: PayloadText {}
+
+/// A state's name (`New York`), which is also its id: its stream is `state-<name>`.
+public struct StateName: Hashable, Sendable, Comparable, CustomStringConvertible {
+  /// The name as written.
+  public let rawValue: String
+
+  /// What a state name must be, for messages.
+  static let expectation = "a state name of \(DomainText.identifierExpectation)"
+
+  /// Validates `text` as a state name.
+  /// - Throws: `EventsError.invalidValue` when it is empty, longer than 200 bytes, holds a
+  ///   control character or starts or ends with white space.
+  public init(_ text: String) throws(EventsError) {
+    if let problem = DomainText.identifierProblem(text) {
+      throw EventsError.invalidValue(expected: Self.expectation, found: problem)
+    }
+    rawValue = text
+  }
+
+  /// The state's stream, `state-<name>`.
+  public var streamName: String { EntityKind.state.streamName(for: rawValue) }
+
+  public var description: String { rawValue }
+
+  public static func < (lhs: StateName, rhs: StateName) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+extension StateName: PayloadText {}
+
+// MARK: - Events
+
+/// A state was added (by a user, or imported when `source` is set).
+///
+/// JSON: `{"state","source"?}`.
+public struct StateAdded: EventPayload, Hashable {
+  public static let eventType = "StateAdded"
+  public static let schemaVersion = 1
+
+  /// The state's name.
+  public var state: StateName
+  /// The file name or URL it was imported from; `nil` when a user added it.
+  public var source: String?
+
+  public init(state: StateName, source: String? = nil) {
+    self.state = state
+    self.source = source
+  }
+
+  public var streamName: String { state.streamName }
+
+  static let layout: PayloadLayout = ["state": StateName.expectation, "source": "a string"]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("state", state.rawValue)
+    writer.member("source", source)
+    writer.endObject()
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1:
+      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      var state: StateName?
+      var source: String?
+      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+        switch field {
+        case 0: state = try cursor.decodeText(StateName.self, field, scope)
+        default: source = try cursor.decodeOptionalString(field, scope)
+        }
+      }
+      self.state = try scope.required(state, 0)
+      self.source = source
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+}
+
+/// A zip code was appended to a state's list (by a user, or imported when `source` is set).
+///
+/// JSON: `{"state","zipCode","source"?}`.
+public struct ZipCodeAdded: EventPayload, Hashable {
+  public static let eventType = "ZipCodeAdded"
+  public static let schemaVersion = 1
+
+  /// The state's name.
+  public var state: StateName
+  /// The zip code, new in the state.
+  public var zipCode: ZipCode
+  /// The file name or URL it was imported from; `nil` when a user added it.
+  public var source: String?
+
+  public init(state: StateName, zipCode: ZipCode, source: String? = nil) {
+    self.state = state
+    self.zipCode = zipCode
+    self.source = source
+  }
+
+  public var streamName: String { state.streamName }
+
+  static let layout: PayloadLayout = [
+    "state": StateName.expectation, "zipCode": ZipCode.expectation, "source": "a string",
+  ]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("state", state.rawValue)
+    writer.member("zipCode", zipCode.rawValue)
+    writer.member("source", source)
+    writer.endObject()
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1:
+      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      var state: StateName?
+      var zipCode: ZipCode?
+      var source: String?
+      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+        switch field {
+        case 0: state = try cursor.decodeText(StateName.self, field, scope)
+        case 1: zipCode = try cursor.decodeText(ZipCode.self, field, scope)
+        default: source = try cursor.decodeOptionalString(field, scope)
+        }
+      }
+      self.state = try scope.required(state, 0)
+      self.zipCode = try scope.required(zipCode, 1)
+      self.source = source
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+}
+
+/// A zip code of a state was changed into another, keeping its place in the list.
+///
+/// JSON: `{"state","from","to"}`.
+public struct ZipCodeModified: EventPayload, Hashable {
+  public static let eventType = "ZipCodeModified"
+  public static let schemaVersion = 1
+
+  /// The state's name.
+  public var state: StateName
+  /// The zip code as it was.
+  public var from: ZipCode
+  /// The zip code as it is now.
+  public var to: ZipCode
+
+  public init(state: StateName, from: ZipCode, to: ZipCode) {
+    self.state = state
+    self.from = from
+    self.to = to
+  }
+
+  public var streamName: String { state.streamName }
+
+  static let layout: PayloadLayout = [
+    "state": StateName.expectation, "from": ZipCode.expectation, "to": ZipCode.expectation,
+  ]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("state", state.rawValue)
+    writer.member("from", from.rawValue)
+    writer.member("to", to.rawValue)
+    writer.endObject()
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1:
+      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      var state: StateName?
+      var from: ZipCode?
+      var to: ZipCode?
+      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+        switch field {
+        case 0: state = try cursor.decodeText(StateName.self, field, scope)
+        case 1: from = try cursor.decodeText(ZipCode.self, field, scope)
+        default: to = try cursor.decodeText(ZipCode.self, field, scope)
+        }
+      }
+      self.state = try scope.required(state, 0)
+      self.from = try scope.required(from, 1)
+      self.to = try scope.required(to, 2)
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+}
+
+/// A zip code was removed from a state's list.
+///
+/// JSON: `{"state","zipCode"}`.
+public struct ZipCodeRemoved: EventPayload, Hashable {
+  public static let eventType = "ZipCodeRemoved"
+  public static let schemaVersion = 1
+
+  /// The state's name.
+  public var state: StateName
+  /// The zip code removed.
+  public var zipCode: ZipCode
+
+  public init(state: StateName, zipCode: ZipCode) {
+    self.state = state
+    self.zipCode = zipCode
+  }
+
+  public var streamName: String { state.streamName }
+
+  static let layout: PayloadLayout = [
+    "state": StateName.expectation, "zipCode": ZipCode.expectation,
+  ]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("state", state.rawValue)
+    writer.member("zipCode", zipCode.rawValue)
+    writer.endObject()
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1:
+      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      var state: StateName?
+      var zipCode: ZipCode?
+      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+        switch field {
+        case 0: state = try cursor.decodeText(StateName.self, field, scope)
+        default: zipCode = try cursor.decodeText(ZipCode.self, field, scope)
+        }
+      }
+      self.state = try scope.required(state, 0)
+      self.zipCode = try scope.required(zipCode, 1)
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+}
+
+/// The states domain's events.
+public enum USStateEvent: Sendable, Equatable, Hashable {
+  case stateAdded(StateAdded)
+  case zipCodeAdded(ZipCodeAdded)
+  case zipCodeModified(ZipCodeModified)
+  case zipCodeRemoved(ZipCodeRemoved)
+
+  /// The stream the event belongs to.
+  public var streamName: String {
+    switch self {
+    case .stateAdded(let event): event.streamName
+    case .zipCodeAdded(let event): event.streamName
+    case .zipCodeModified(let event): event.streamName
+    case .zipCodeRemoved(let event): event.streamName
+    }
+  }
+}

@@ -1,0 +1,539 @@
+// The zoo vocabulary: animals imported from the Taipei Zoo open-data API, and animals inserted
+// by the user. Stream: `animal-<id>`, where the id is `zoo-<source _id>` for imported animals
+// and `user-<n>` for inserted ones (`animal-zoo-1`, `animal-user-3`), so the two never collide.
+
+/// An animal's id: `zoo-<n>` for an animal imported from the open-data API (n = the record's
+/// `_id`), `user-<n>` for one inserted by the user (n chosen by the engine, never reused).
+public struct AnimalID: Hashable, Sendable, Comparable, CustomStringConvertible {
+  /// `zoo-<n>` or `user-<n>`.
+  public let rawValue: String
+  /// Whether the user inserted the animal (`user-<n>`), rather than an import (`zoo-<n>`).
+  public let isInserted: Bool
+  /// The number after the prefix.
+  public let number: Int
+
+  static let expectation = "an animal id 'zoo-<n>' or 'user-<n>' (n a whole number, e.g. 'zoo-1')"
+
+  /// Validates `text` as an animal id.
+  /// - Throws: `EventsError.invalidValue` unless it is `zoo-` or `user-` followed by a whole
+  ///   number without leading zeros (at most 18 digits).
+  public init(_ text: String) throws(EventsError) {
+    let isInserted: Bool
+    let digits: Substring
+    if text.hasPrefix("zoo-") {
+      isInserted = false
+      digits = text.dropFirst(4)
+    } else if text.hasPrefix("user-") {
+      isInserted = true
+      digits = text.dropFirst(5)
+    } else {
+      throw EventsError.invalidValue(expected: Self.expectation, found: DomainText.quoted(text))
+    }
+    guard (1...18).contains(digits.utf8.count), digits.utf8.allSatisfy({ $0 &- 0x30 < 10 }),
+      digits.utf8.count == 1 || digits.utf8.first != 0x30, let number = Int(digits)
+    else {
+      throw EventsError.invalidValue(expected: Self.expectation, found: DomainText.quoted(text))
+    }
+    self.rawValue = text
+    self.isInserted = isInserted
+    self.number = number
+  }
+
+  private init(isInserted: Bool, number: Int) {
+    precondition(number >= 0, "animal numbers are not negative")
+    self.rawValue = (isInserted ? "user-" : "zoo-") + String(number)
+    self.isInserted = isInserted
+    self.number = number
+  }
+
+  /// The id of the animal imported from the source record whose `_id` is `sourceID`.
+  /// - Precondition: `sourceID >= 0`.
+  public static func imported(sourceID: Int) -> AnimalID {
+    AnimalID(isInserted: false, number: sourceID)
+  }
+
+  /// The id of the `number`th animal the user inserted.
+  /// - Precondition: `number >= 0`.
+  public static func inserted(number: Int) -> AnimalID {
+    AnimalID(isInserted: true, number: number)
+  }
+
+  /// The animal's stream, `animal-<id>`.
+  public var streamName: String { EntityKind.animal.streamName(for: rawValue) }
+
+  public var description: String { rawValue }
+
+  /// Imported before inserted, then by number.
+  public static func < (lhs: AnimalID, rhs: AnimalID) -> Bool {
+    (lhs.isInserted ? 1 : 0, lhs.number) < (rhs.isInserted ? 1 : 0, rhs.number)
+  }
+}
+
+extension AnimalID: PayloadText {}
+
+/// A link to a picture, document, sound or video, with its alternative text.
+///
+/// JSON: `{"url"?,"alt"?}`; each is omitted when empty (the source has empty slots).
+public struct MediaLink: Sendable, Equatable, Hashable {
+  /// The address, as the source wrote it; may be empty.
+  public var url: String
+  /// The text describing it (the source's `..._ALT`); may be empty.
+  public var alternativeText: String
+
+  public init(url: String, alternativeText: String = "") {
+    self.url = url
+    self.alternativeText = alternativeText
+  }
+
+  /// Whether both the address and the text are empty.
+  public var isEmpty: Bool { url.isEmpty && alternativeText.isEmpty }
+}
+
+extension MediaLink: PayloadComponent {
+  static let layout: PayloadLayout = ["url": "a string", "alt": "a string"]
+
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
+    var url = ""
+    var alternativeText = ""
+    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+      switch field {
+      case 0: url = try cursor.decodeString(field, scope)
+      default: alternativeText = try cursor.decodeString(field, scope)
+      }
+    }
+    self.init(url: url, alternativeText: alternativeText)
+  }
+
+  func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("url", unlessEmpty: url)
+    writer.member("alt", unlessEmpty: alternativeText)
+    writer.endObject()
+  }
+}
+
+/// An animal as the Taipei Zoo open-data API describes it: every field a catalogue or detail
+/// page shows. Text is kept exactly as the source has it (`\r\n` included); a field the source
+/// lacks is empty.
+///
+/// Source keys (old style / current style): `_id`; `A_Name_Ch` (the first key of each old-style
+/// record carries a byte-order mark: `\u{FEFF}A_Name_Ch`) / `a_name_ch`; and so on for every
+/// field below. The current style has `a_longitude` / `a_latitude` (→ `coordinate`) besides
+/// `a_geo`.
+public struct AnimalRecord: Sendable, Equatable, Hashable {
+  /// The source's `_id`.
+  public fileprivate(set) var sourceID: Int
+  /// `A_Name_Ch`: the Chinese name (`大貓熊`).
+  public var nameChinese: String
+  /// `A_Name_En`: the English name (`Giant Panda`).
+  public var nameEnglish: String
+  /// `A_Name_Latin`: the scientific name (`Ailuropoda melanoleuca`).
+  public var nameLatin: String
+  /// `A_AlsoKnown`: other names.
+  public var alsoKnownAs: String
+  /// `A_Location`: the enclosure or area (`大貓熊館`).
+  public var location: String
+  /// `A_Geo`: the enclosure's points as the source writes them, unparsed
+  /// (`MULTIPOINT ((121.5831587 24.9971109))`; real records hold malformed ones).
+  public var geo: String
+  /// `a_latitude` / `a_longitude` (current key style only).
+  public var coordinate: Coordinate?
+  /// `A_Phylum`.
+  public var phylum: String
+  /// `A_Class`.
+  public var taxonomicClass: String
+  /// `A_Order`.
+  public var order: String
+  /// `A_Family`.
+  public var family: String
+  /// `A_Conservation`: the conservation status (`易危(VU)`).
+  public var conservation: String
+  /// `A_Distribution`.
+  public var distribution: String
+  /// `A_Habitat`.
+  public var habitat: String
+  /// `A_Feature`: physical features.
+  public var feature: String
+  /// `A_Behavior`.
+  public var behavior: String
+  /// `A_Diet`.
+  public var diet: String
+  /// `A_Crisis`: threats to the species.
+  public var crisis: String
+  /// `A_Interpretation`.
+  public var interpretation: String
+  /// `A_Theme_Name`: the name of a related theme site.
+  public var themeName: String
+  /// `A_Theme_URL`: its address.
+  public var themeURL: String
+  /// `A_Adopt`: adoption information.
+  public var adopt: String
+  /// `A_Code`: the zoo's code (`Panda`).
+  public var code: String
+  /// `A_Pic01_URL`/`A_Pic01_ALT` ... `A_Pic04_...`: one entry per source slot, in order; slot
+  /// n is `pictures[n - 1]`, empty slots included.
+  public var pictures: [MediaLink]
+  /// `A_pdf01_...`, `A_pdf02_...`: documents, one entry per slot.
+  public var pdfs: [MediaLink]
+  /// `A_Voice01_...` ... `A_Voice03_...`: sounds, one entry per slot.
+  public var voices: [MediaLink]
+  /// `A_Vedio_URL` (sic): a video.
+  public var videoURL: String
+  /// `A_Update`: when the source last changed the record, as written (`2017/9/29`; some hold
+  /// `########`).
+  public var update: String
+  /// `A_CID`: the source's category id.
+  public var cid: String
+  /// `A_Summary`.
+  public var summary: String
+  /// `A_Keywords`.
+  public var keywords: String
+  /// `A_POIGroup`.
+  public var poiGroup: String
+
+  /// Creates a record; every text field defaults to empty.
+  /// - Precondition: `sourceID >= 0` (importers reject other `_id`s as invalid source data).
+  public init(
+    sourceID: Int, nameChinese: String = "", nameEnglish: String = "", nameLatin: String = "",
+    alsoKnownAs: String = "", location: String = "", geo: String = "",
+    coordinate: Coordinate? = nil, phylum: String = "", taxonomicClass: String = "",
+    order: String = "", family: String = "", conservation: String = "",
+    distribution: String = "", habitat: String = "", feature: String = "", behavior: String = "",
+    diet: String = "", crisis: String = "", interpretation: String = "", themeName: String = "",
+    themeURL: String = "", adopt: String = "", code: String = "", pictures: [MediaLink] = [],
+    pdfs: [MediaLink] = [], voices: [MediaLink] = [], videoURL: String = "", update: String = "",
+    cid: String = "", summary: String = "", keywords: String = "", poiGroup: String = ""
+  ) {
+    precondition(sourceID >= 0, "a zoo record's _id is a whole number from 0")
+    self.sourceID = sourceID
+    self.nameChinese = nameChinese
+    self.nameEnglish = nameEnglish
+    self.nameLatin = nameLatin
+    self.alsoKnownAs = alsoKnownAs
+    self.location = location
+    self.geo = geo
+    self.coordinate = coordinate
+    self.phylum = phylum
+    self.taxonomicClass = taxonomicClass
+    self.order = order
+    self.family = family
+    self.conservation = conservation
+    self.distribution = distribution
+    self.habitat = habitat
+    self.feature = feature
+    self.behavior = behavior
+    self.diet = diet
+    self.crisis = crisis
+    self.interpretation = interpretation
+    self.themeName = themeName
+    self.themeURL = themeURL
+    self.adopt = adopt
+    self.code = code
+    self.pictures = pictures
+    self.pdfs = pdfs
+    self.voices = voices
+    self.videoURL = videoURL
+    self.update = update
+    self.cid = cid
+    self.summary = summary
+    self.keywords = keywords
+    self.poiGroup = poiGroup
+  }
+
+  /// The animal's id, `zoo-<sourceID>`.
+  public var id: AnimalID { .imported(sourceID: sourceID) }
+}
+
+// MARK: - Events
+
+/// An animal was imported from the open-data API; a later `AnimalImported` on the same stream
+/// replaces the whole record with the source's new version (users cannot edit imported
+/// animals, only remove them).
+///
+/// JSON, keys in this order, text fields and empty lists omitted when empty:
+/// `{"sourceID","nameChinese","nameEnglish","nameLatin","alsoKnownAs","location","geo",
+/// "coordinate":{"latitude","longitude"},"phylum","class","order","family","conservation",
+/// "distribution","habitat","feature","behavior","diet","crisis","interpretation","themeName",
+/// "themeURL","adopt","code","pictures":[{"url","alt"}],"pdfs":[...],"voices":[...],"videoURL",
+/// "update","cid","summary","keywords","poiGroup","source"}`. Only `sourceID` is required.
+public struct AnimalImported: EventPayload, Hashable {
+  public static let eventType = "AnimalImported"
+  public static let schemaVersion = 1
+
+  /// The source's record.
+  public var record: AnimalRecord
+  /// The file name or URL it was imported from.
+  public var source: String?
+
+  public init(record: AnimalRecord, source: String? = nil) {
+    self.record = record
+    self.source = source
+  }
+
+  public var streamName: String { record.id.streamName }
+
+  static let layout: PayloadLayout = [
+    "sourceID": "the source's _id, a whole number from 0",
+    "nameChinese": "a string", "nameEnglish": "a string", "nameLatin": "a string",
+    "alsoKnownAs": "a string", "location": "a string", "geo": "a string",
+    "coordinate": "an object {\"latitude\", \"longitude\"}",
+    "phylum": "a string", "class": "a string", "order": "a string", "family": "a string",
+    "conservation": "a string", "distribution": "a string", "habitat": "a string",
+    "feature": "a string", "behavior": "a string", "diet": "a string", "crisis": "a string",
+    "interpretation": "a string", "themeName": "a string", "themeURL": "a string",
+    "adopt": "a string", "code": "a string",
+    "pictures": "an array of {\"url\", \"alt\"} objects",
+    "pdfs": "an array of {\"url\", \"alt\"} objects",
+    "voices": "an array of {\"url\", \"alt\"} objects",
+    "videoURL": "a string", "update": "a string", "cid": "a string", "summary": "a string",
+    "keywords": "a string", "poiGroup": "a string", "source": "a string",
+  ]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("sourceID", record.sourceID)
+    writer.member("nameChinese", unlessEmpty: record.nameChinese)
+    writer.member("nameEnglish", unlessEmpty: record.nameEnglish)
+    writer.member("nameLatin", unlessEmpty: record.nameLatin)
+    writer.member("alsoKnownAs", unlessEmpty: record.alsoKnownAs)
+    writer.member("location", unlessEmpty: record.location)
+    writer.member("geo", unlessEmpty: record.geo)
+    if let coordinate = record.coordinate { writer.member("coordinate", coordinate) }
+    writer.member("phylum", unlessEmpty: record.phylum)
+    writer.member("class", unlessEmpty: record.taxonomicClass)
+    writer.member("order", unlessEmpty: record.order)
+    writer.member("family", unlessEmpty: record.family)
+    writer.member("conservation", unlessEmpty: record.conservation)
+    writer.member("distribution", unlessEmpty: record.distribution)
+    writer.member("habitat", unlessEmpty: record.habitat)
+    writer.member("feature", unlessEmpty: record.feature)
+    writer.member("behavior", unlessEmpty: record.behavior)
+    writer.member("diet", unlessEmpty: record.diet)
+    writer.member("crisis", unlessEmpty: record.crisis)
+    writer.member("interpretation", unlessEmpty: record.interpretation)
+    writer.member("themeName", unlessEmpty: record.themeName)
+    writer.member("themeURL", unlessEmpty: record.themeURL)
+    writer.member("adopt", unlessEmpty: record.adopt)
+    writer.member("code", unlessEmpty: record.code)
+    Self.encodeLinks("pictures", record.pictures, to: &writer)
+    Self.encodeLinks("pdfs", record.pdfs, to: &writer)
+    Self.encodeLinks("voices", record.voices, to: &writer)
+    writer.member("videoURL", unlessEmpty: record.videoURL)
+    writer.member("update", unlessEmpty: record.update)
+    writer.member("cid", unlessEmpty: record.cid)
+    writer.member("summary", unlessEmpty: record.summary)
+    writer.member("keywords", unlessEmpty: record.keywords)
+    writer.member("poiGroup", unlessEmpty: record.poiGroup)
+    writer.member("source", source)
+    writer.endObject()
+  }
+
+  private static func encodeLinks(
+    _ key: StaticString, _ links: [MediaLink], to writer: inout JSONWriter
+  ) {
+    guard !links.isEmpty else { return }
+    writer.key(key)
+    writer.beginArray()
+    for link in links { link.encode(to: &writer) }
+    writer.endArray()
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1: self = try Self(version1: &cursor, strict: strict)
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+
+  private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
+    let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+    var sourceID: Int?
+    var record = AnimalRecord(sourceID: 0)
+    var source: String?
+    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+      func text() throws(EventsError) -> String { try cursor.decodeString(field, scope) }
+      func links() throws(EventsError) -> [MediaLink] {
+        var result: [MediaLink] = []
+        try cursor.decodeArray(field, scope) { index, cursor throws(EventsError) in
+          result.append(try cursor.decodeComponent(MediaLink.self, field, scope, index: index))
+        }
+        return result
+      }
+      switch field {
+      case 0:
+        let value = try cursor.decodeInt(field, scope)
+        guard value >= 0 else { throw scope.invalid(field, found: "the number \(value)") }
+        sourceID = value
+      case 1: record.nameChinese = try text()
+      case 2: record.nameEnglish = try text()
+      case 3: record.nameLatin = try text()
+      case 4: record.alsoKnownAs = try text()
+      case 5: record.location = try text()
+      case 6: record.geo = try text()
+      case 7: record.coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
+      case 8: record.phylum = try text()
+      case 9: record.taxonomicClass = try text()
+      case 10: record.order = try text()
+      case 11: record.family = try text()
+      case 12: record.conservation = try text()
+      case 13: record.distribution = try text()
+      case 14: record.habitat = try text()
+      case 15: record.feature = try text()
+      case 16: record.behavior = try text()
+      case 17: record.diet = try text()
+      case 18: record.crisis = try text()
+      case 19: record.interpretation = try text()
+      case 20: record.themeName = try text()
+      case 21: record.themeURL = try text()
+      case 22: record.adopt = try text()
+      case 23: record.code = try text()
+      case 24: record.pictures = try links()
+      case 25: record.pdfs = try links()
+      case 26: record.voices = try links()
+      case 27: record.videoURL = try text()
+      case 28: record.update = try text()
+      case 29: record.cid = try text()
+      case 30: record.summary = try text()
+      case 31: record.keywords = try text()
+      case 32: record.poiGroup = try text()
+      default: source = try cursor.decodeOptionalString(field, scope)
+      }
+    }
+    record.sourceID = try scope.required(sourceID, 0)
+    self.record = record
+    self.source = source
+  }
+}
+
+/// The user inserted an animal.
+///
+/// JSON: `{"id","name","description","picturePath"?}`.
+public struct AnimalInserted: EventPayload, Hashable {
+  public static let eventType = "AnimalInserted"
+  public static let schemaVersion = 1
+
+  /// The animal's id, `user-<n>`.
+  public var id: AnimalID
+  /// Its name; never empty or blank.
+  public var name: String
+  /// Its description; may be empty.
+  public var description: String
+  /// The path of its picture on the device, if it has one.
+  public var picturePath: String?
+
+  /// - Precondition: `id.isInserted`.
+  public init(id: AnimalID, name: String, description: String, picturePath: String? = nil) {
+    precondition(id.isInserted, "an inserted animal's id is user-<n>")
+    self.id = id
+    self.name = name
+    self.description = description
+    self.picturePath = picturePath
+  }
+
+  public var streamName: String { id.streamName }
+
+  static let insertedExpectation = "an inserted animal's id 'user-<n>' (e.g. 'user-1')"
+
+  static let layout: PayloadLayout = [
+    "id": insertedExpectation,
+    "name": "a name that is not empty or only white space",
+    "description": "a string",
+    "picturePath": "a string",
+  ]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("id", id.rawValue)
+    writer.member("name", name)
+    writer.member("description", description)
+    writer.member("picturePath", picturePath)
+    writer.endObject()
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1:
+      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      var id: AnimalID?
+      var name: String?
+      var description: String?
+      var picturePath: String?
+      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+        switch field {
+        case 0:
+          let value = try cursor.decodeText(AnimalID.self, field, scope)
+          guard value.isInserted else { throw scope.invalid(field, found: "'\(value)'") }
+          id = value
+        case 1: name = try cursor.decodeTitle(field, scope)
+        case 2: description = try cursor.decodeString(field, scope)
+        default: picturePath = try cursor.decodeOptionalString(field, scope)
+        }
+      }
+      self.id = try scope.required(id, 0)
+      self.name = try scope.required(name, 1)
+      self.description = try scope.required(description, 2)
+      self.picturePath = picturePath
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+}
+
+/// An animal, imported or inserted, was removed.
+///
+/// JSON: `{"id"}`.
+public struct AnimalRemoved: EventPayload, Hashable {
+  public static let eventType = "AnimalRemoved"
+  public static let schemaVersion = 1
+
+  /// The animal's id.
+  public var id: AnimalID
+
+  public init(id: AnimalID) {
+    self.id = id
+  }
+
+  public var streamName: String { id.streamName }
+
+  static let layout: PayloadLayout = ["id": AnimalID.expectation]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.member("id", id.rawValue)
+    writer.endObject()
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1:
+      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      var id: AnimalID?
+      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+        id = try cursor.decodeText(AnimalID.self, field, scope)
+      }
+      self.id = try scope.required(id, 0)
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+}
+
+/// The zoo domain's events.
+public enum ZooEvent: Sendable, Equatable, Hashable {
+  case imported(AnimalImported)
+  case inserted(AnimalInserted)
+  case removed(AnimalRemoved)
+
+  /// The stream the event belongs to.
+  public var streamName: String {
+    switch self {
+    case .imported(let event): event.streamName
+    case .inserted(let event): event.streamName
+    case .removed(let event): event.streamName
+    }
+  }
+}
