@@ -19,6 +19,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
   /// An event offered for appending is not acceptable; `location` says which one
   /// (e.g. `events.jsonl:3` or `event 2 of 5`) when there are several.
   case invalidEvent(location: String?, problem: String)
+  /// A stored event's payload does not decode as its type's payload (`sequence` names it).
+  case undecodableEvent(path: String, sequence: Int64, problem: String)
   /// An event's schema version is newer than this engine understands.
   case unsupportedSchemaVersion(type: String, found: Int, newestKnown: Int, location: String)
 
@@ -52,6 +54,8 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         + "(\(difference)); use a new id for a new event"
     case .invalidEvent(let location, let problem):
       return location.map { "\($0): \(problem)" } ?? problem
+    case .undecodableEvent(let path, let sequence, let problem):
+      return "\(path): event \(sequence) (line \(sequence)) cannot be read: \(problem)"
     case .unsupportedSchemaVersion(let type, let found, let newest, let location):
       return
         "\(location): event type '\(type)' has schema version \(found), but this engine knows "

@@ -12,6 +12,7 @@ extension EngineError: CLIError {
     case .versionConflict: .versionConflict
     case .duplicateEventID: .invalidInput
     case .invalidEvent: .invalidInput
+    case .undecodableEvent: .ioError
     case .unsupportedSchemaVersion: .ioError
     }
   }
@@ -24,6 +25,13 @@ extension EngineError: CLIError {
     }
     return description
   }
+}
+
+extension EventsError: CLIError {
+  /// Domain errors are about the input: a bad value, an unknown event type, a broken rule.
+  var exitCode: ExitCode { .invalidInput }
+
+  var message: String { description }
 }
 
 /// A problem with an input file or its content, with the exit status it deserves.

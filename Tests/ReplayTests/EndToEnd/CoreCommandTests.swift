@@ -35,11 +35,13 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       let arguments = [
-        "append", "--log", log, "--stream", "s-1", "--type", "A", "--data", "{}", "--id",
+        "append", "--log", log, "--stream", "location-a", "--type", "LocationMoved", "--data",
+        #"{"id":"a","coordinate":{"latitude":1,"longitude":2}}"#, "--id",
         "6b9fdafb-4d9b-4255-aa1a-2c52a1e597b5",
       ]
       try ReplayProcess.run([
-        "append", "--log", log, "--stream", "s-0", "--type", "A", "--data", "{}",
+        "append", "--log", log, "--stream", "contact-0", "--type", "ContactFavorited", "--data",
+        #"{"id":"0"}"#,
       ])
       #expect(try ReplayProcess.run(arguments).output == "2\n")
       let before = fileBytes(log)
@@ -52,11 +54,12 @@ import Testing
       )
       #expect(fileBytes(log) == before)
       let changed = try ReplayProcess.run(
-        Array(arguments.dropLast(3)) + [#"{"x":1}"#] + arguments.suffix(2))
+        Array(arguments.dropLast(3)) + [#"{"id":"a","coordinate":{"latitude":3,"longitude":2}}"#]
+          + arguments.suffix(2))
       #expect(changed.status == 65)
       #expect(
         changed.error
-          == "Error: event id 6b9fdafb-4d9b-4255-aa1a-2c52a1e597b5 is already in the log at seq 2 with different content (data {} there, {\"x\":1} here); use a new id for a new event\n"
+          == "Error: event id 6b9fdafb-4d9b-4255-aa1a-2c52a1e597b5 is already in the log at seq 2 with different content (data {\"id\":\"a\",\"coordinate\":{\"latitude\":1,\"longitude\":2}} there, {\"id\":\"a\",\"coordinate\":{\"latitude\":3,\"longitude\":2}} here); use a new id for a new event\n"
       )
       #expect(fileBytes(log) == before)
     }
@@ -66,18 +69,19 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       try ReplayProcess.run([
-        "append", "--log", log, "--stream", "s-1", "--type", "A", "--data", "{}",
+        "append", "--log", log, "--stream", "contact-1", "--type", "ContactFavorited", "--data",
+        #"{"id":"1"}"#,
       ])
       let before = fileBytes(log)
       let result = try ReplayProcess.run(
         [
-          "append", "--log", log, "--stream", "s-1", "--type", "A", "--data", "{}",
-          "--expected-version", "no-stream",
+          "append", "--log", log, "--stream", "contact-1", "--type", "ContactFavorited", "--data",
+          #"{"id":"1"}"#, "--expected-version", "no-stream",
         ])
       #expect(result.status == 3)
       #expect(
         result.error
-          == "Error: stream 's-1' has version 1, but the append expected no stream; reload the stream and retry\n"
+          == "Error: stream 'contact-1' has version 1, but the append expected no stream; reload the stream and retry\n"
       )
       #expect(result.output == "")
       #expect(fileBytes(log) == before)
@@ -99,11 +103,13 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       try ReplayProcess.run([
-        "append", "--log", log, "--stream", "s-1", "--type", "A", "--data", "{}",
+        "append", "--log", log, "--stream", "contact-1", "--type", "ContactFavorited", "--data",
+        #"{"id":"1"}"#,
       ])
       let before = fileBytes(log)
       let result = try ReplayProcess.run([
-        "append", "--log", log, "--stream", "s-1", "--type", "A", "--data", data,
+        "append", "--log", log, "--stream", "contact-1", "--type", "ContactFavorited", "--data",
+        data,
       ])
       #expect(result.status == status)
       #expect(result.error == message)
@@ -115,11 +121,15 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       try ReplayProcess.run([
-        "append", "--log", log, "--stream", "s-1", "--type", "A", "--data", "{}",
+        "append", "--log", log, "--stream", "contact-1", "--type", "ContactFavorited", "--data",
+        #"{"id":"1"}"#,
       ])
       let before = fileBytes(log)
       let result = try ReplayProcess.run(
-        ["append", "--log", log, "--stream", "s-1", "--typ", "A", "--data", "{}"])
+        [
+          "append", "--log", log, "--stream", "contact-1", "--typ", "ContactFavorited", "--data",
+          #"{"id":"1"}"#,
+        ])
       #expect(result.status == 64)
       #expect(
         result.error.hasPrefix(
@@ -140,23 +150,28 @@ import Testing
       let log = directory + "/events.jsonl"
       let events = directory + "/in.jsonl"
       try ReplayProcess.run([
-        "append", "--log", log, "--stream", "s-1", "--type", "A", "--data", "{}",
+        "append", "--log", log, "--stream", "contact-1", "--type", "ContactFavorited", "--data",
+        #"{"id":"1"}"#,
       ])
       let before = fileBytes(log)
       try """
-      {"stream":"s-1","type":"A","data":{"n":1}}
-      {"stream":"s-2","type":"A","data":[1]}
+      {"stream":"contact-1","type":"ContactFavorited","data":{"id":"1"}}
+      {"stream":"contact-2","type":"ContactFavorited","data":[1]}
       not json
-      {"stream":"s-3","type":"A","data":{},"colour":"red"}
+      {"stream":"contact-3","type":"ContactFavorited","data":{"id":"3"},"colour":"red"}
+      {"stream":"state-Ohio","type":"ZipCodeModifed","data":{"state":"Ohio","from":"43001","to":"43002"}}
+      {"stream":"contact-4","type":"ContactFavorited","data":{"id":"5"}}
       """.write(toFile: events, atomically: true, encoding: .utf8)
       let result = try ReplayProcess.run(["append", "--log", log, "--file", events])
       #expect(result.status == 65)
       #expect(
         result.error == """
-          Error: 3 invalid lines in '\(events)'; nothing was appended:
+          Error: 5 invalid lines in '\(events)'; nothing was appended:
             \(events):2: 'data' must be an object, found an array
             \(events):3: not valid JSON: expected a value (object, array, string, number, true, false or null), found 'n' at byte 0
             \(events):4: unknown member 'colour' (expected 'stream', 'type', 'data', 'meta', 'id', 'expectedVersion', 'schema')
+            \(events):5: unknown event type 'ZipCodeModifed'; did you mean 'ZipCodeModified'?
+            \(events):6: 'ContactFavorited' belongs in stream 'contact-5', not 'contact-4'; append it to 'contact-5'
 
           """)
       #expect(fileBytes(log) == before)
@@ -167,10 +182,10 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       let input = """
-        {"stream":"s-1","type":"A","data":{"n":1},"id":"00000000-0000-4000-8000-000000000001","meta":{"actor":"ana"}}
-        {"stream":"s-1","type":"A","data":{"n":2},"id":"00000000-0000-4000-8000-000000000002","expectedVersion":1}
+        {"stream":"contact-1","type":"ContactFavorited","data":{"id":"1"},"id":"00000000-0000-4000-8000-000000000001","meta":{"actor":"ana"}}
+        {"stream":"contact-1","type":"ContactUnfavorited","data":{"id":"1"},"id":"00000000-0000-4000-8000-000000000002","expectedVersion":1}
 
-        {"stream":"s-2","type":"B","data":{},"id":"00000000-0000-4000-8000-000000000003","expectedVersion":"no-stream"}
+        {"stream":"state-Ohio","type":"StateAdded","data":{"state":"Ohio"},"id":"00000000-0000-4000-8000-000000000003","expectedVersion":"no-stream"}
         """
       let first = try ReplayProcess.run(["append", "--log", log, "--file", "-"], input: input)
       #expect(first.status == 0)
@@ -210,12 +225,17 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/from-env.jsonl"
       let result = try ReplayProcess.run(
-        ["append", "--stream", "s-1", "--type", "A", "--data", "{}"],
+        [
+          "append", "--stream", "contact-1", "--type", "ContactFavorited", "--data", #"{"id":"1"}"#,
+        ],
         environment: ["REPLAY_LOG": log])
       #expect(result.status == 0)
       #expect(FileManager.default.fileExists(atPath: log))
       let defaultLog = try ReplayProcess.run(
-        ["append", "--stream", "s-1", "--type", "A", "--data", "{}"], directory: directory)
+        [
+          "append", "--stream", "contact-1", "--type", "ContactFavorited", "--data", #"{"id":"1"}"#,
+        ],
+        directory: directory)
       #expect(defaultLog.status == 0)
       #expect(FileManager.default.fileExists(atPath: directory + "/events.jsonl"))
     }
@@ -228,7 +248,7 @@ import Testing
       let log = directory + "/events.jsonl"
       let perProcess = 60
       let batch = (1...perProcess).map {
-        #"{"stream":"c-\#($0 % 5)","type":"A","data":{"n":\#($0)}}"#
+        #"{"stream":"location-c\#($0 % 5)","type":"LocationMoved","data":{"id":"c\#($0 % 5)","coordinate":{"latitude":\#($0),"longitude":0}}}"#
       }
       .joined(separator: "\n")
       // Each process runs many small appends (chunk size 1 means a write and an fsync per
@@ -241,8 +261,9 @@ import Testing
           for number in 1...perProcess {
             if let result = try? ReplayProcess.run(
               [
-                "append", "--log", log, "--stream", "\(name)-\(number % 5)", "--type", "A",
-                "--data", #"{"n":\#(number)}"#,
+                "append", "--log", log, "--stream", "location-\(name)\(number % 5)", "--type",
+                "LocationMoved", "--data",
+                #"{"id":"\#(name)\#(number % 5)","coordinate":{"latitude":\#(number),"longitude":0}}"#,
               ])
             {
               results.withLock { $0.append(result) }

@@ -12,8 +12,10 @@ import Testing
       // reported success.
       let script = """
         for i in $(seq 1 100000); do
-          "\(ReplayProcess.executable.path)" append --log "\(log)" --stream s-$((i % 7)) --type A \
-            --data "{\\"n\\":$i}" > /dev/null || exit 1
+          "\(ReplayProcess.executable.path)" append --log "\(log)" --stream location-p$((i % 7)) \
+            --type LocationMoved \
+            --data "{\\"id\\":\\"p$((i % 7))\\",\\"coordinate\\":{\\"latitude\\":$((i % 90)),\\"longitude\\":$((i / 90))}}" \
+            > /dev/null || exit 1
           echo $i >> "\(done)"
         done
         """
@@ -42,7 +44,8 @@ import Testing
       #expect(reported.count >= 20)
       // The next writer recovers whatever the killed append left, then everything checks out.
       let recovery = try ReplayProcess.run([
-        "append", "--log", log, "--stream", "after", "--type", "A", "--data", "{}",
+        "append", "--log", log, "--stream", "contact-1", "--type", "ContactFavorited", "--data",
+        #"{"id":"1"}"#,
       ])
       #expect(recovery.status == 0)
       let verify = try ReplayProcess.run(["verify", "--log", log])
@@ -50,7 +53,8 @@ import Testing
       let stored = try ReplayProcess.run(["log", "--log", log, "--json"]).output
       for number in reported {
         #expect(
-          stored.contains(#""data":{"n":\#(number)}"#),
+          stored.contains(
+            #""coordinate":{"latitude":\#(number % 90),"longitude":\#(number / 90)}"#),
           "event \(number) was reported done but is missing")
       }
     }
@@ -60,24 +64,25 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       try ReplayProcess.run([
-        "append", "--log", log, "--stream", "s-0", "--type", "A", "--data", "{}",
+        "append", "--log", log, "--stream", "contact-0", "--type", "ContactFavorited", "--data",
+        #"{"id":"0"}"#,
       ])
       let before = fileBytes(log)
-      let input = (1...200_000).map {
-        #"{"stream":"s-\#($0 % 100)","type":"A","data":{"n":\#($0)}}"#
+      let input = (1...60_000).map {
+        #"{"stream":"location-p\#($0 % 100)","type":"LocationMoved","data":{"id":"p\#($0 % 100)","coordinate":{"latitude":\#($0 % 90),"longitude":0}}}"#
       }
       .joined(separator: "\n")
       let file = directory + "/big.jsonl"
       try input.write(toFile: file, atomically: true, encoding: .utf8)
       let importer = Process()
       importer.executableURL = ReplayProcess.executable
-      importer.arguments = ["append", "--log", log, "--file", file, "--chunk-size", "50"]
+      importer.arguments = ["append", "--log", log, "--file", file, "--chunk-size", "10"]
       importer.standardOutput = FileHandle.nullDevice
       importer.standardError = FileHandle.nullDevice
       try importer.run()
       // Wait until it has written part of the import, then kill it.
       var waited = 0
-      while fileBytes(log).count < before.count + 100_000, waited < 600 {
+      while fileBytes(log).count < before.count + 100_000, waited < 6000 {
         Thread.sleep(forTimeInterval: 0.01)
         waited += 1
       }
@@ -89,10 +94,11 @@ import Testing
       let verify = try ReplayProcess.run(["verify", "--log", log])
       #expect(verify.status == 0)
       #expect(verify.output.hasPrefix("ok: 1 events, 1 streams, last seq 1, "))
-      #expect(verify.error.contains("an unfinished write of events 2...200001"))
+      #expect(verify.error.contains("an unfinished write of events 2...60001"))
       // The next writer cuts it off and says so.
       let next = try ReplayProcess.run([
-        "append", "--log", log, "--stream", "s-0", "--type", "A", "--data", #"{"x":1}"#,
+        "append", "--log", log, "--stream", "contact-0", "--type", "ContactUnfavorited", "--data",
+        #"{"id":"0"}"#,
       ])
       #expect(next.status == 0)
       #expect(next.output == "2\n")

@@ -79,8 +79,8 @@ import Testing
         for number in 1...3 {
           let result = try ReplayProcess.run(
             [
-              "append", "--log", log, "--stream", "s-\(number)", "--type", "A", "--data",
-              #"{"n":\#(number)}"#,
+              "append", "--log", log, "--stream", "contact-\(number)", "--type", "ContactFavorited",
+              "--data", #"{"id":"\#(number)"}"#,
             ],
             environment: ["REPLAY_CLOCK": "2026-11-01T09:00:00+01:00", "REPLAY_ID_SEED": "story"])
           #expect(result.status == 0)
@@ -92,8 +92,8 @@ import Testing
       #expect(text.contains(#""at":"2026-11-01T08:00:00.000Z""#))
       let options = try ReplayProcess.run(
         [
-          "append", "--log", directory + "/run3.jsonl", "--stream", "s-1", "--type", "A", "--data",
-          #"{"n":1}"#,
+          "append", "--log", directory + "/run3.jsonl", "--stream", "contact-1", "--type",
+          "ContactFavorited", "--data", #"{"id":"1"}"#,
           "--clock", "2026-11-01T08:00:00Z", "--id-seed", "story",
         ])
       #expect(options.status == 0)
@@ -107,8 +107,8 @@ import Testing
     try withTemporaryDirectory { directory in
       let result = try ReplayProcess.run(
         [
-          "append", "--log", directory + "/log.jsonl", "--stream", "s", "--type", "A", "--data",
-          "{}", "--clock", "yesterday",
+          "append", "--log", directory + "/log.jsonl", "--stream", "contact-1", "--type",
+          "ContactFavorited", "--data", #"{"id":"1"}"#, "--clock", "yesterday",
         ])
       #expect(result.status == 64)
       #expect(
