@@ -18,5 +18,11 @@ enum ReplayCommand {
       LogCommand.command,
       VerifyCommand.command,
       StatsCommand.command,
+      ObservationsCommand.command,
+      StatesCommand.states,
+      StatesCommand.zipCodes,
+      AnimalsCommand.command,
+      LocationsCommand.command,
+      ContactsCommand.command,
     ])
 }

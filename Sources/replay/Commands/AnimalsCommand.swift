@@ -1,0 +1,64 @@
+import Engine
+import Events
+
+/// `replay animals insert|remove`.
+enum AnimalsCommand {
+  static let command = Command(
+    name: "animals",
+    abstract: "Insert and remove zoo animals.",
+    discussion: """
+      Imported animals have ids zoo-<source id>; inserted ones get user-<n>, n one more than the \
+      highest ever inserted, so an id is never reused and never collides with an import.
+      """,
+    subcommands: [
+      Command(
+        name: "insert", abstract: "Insert an animal.",
+        options: [
+          Option(
+            names: ["--name"], valueName: "name", help: "The animal's name.", isRequired: true),
+          Option(
+            names: ["--description"], valueName: "text", help: "What to say about it.",
+            defaultValue: ""),
+          Option(names: ["--picture"], valueName: "path", help: "A local picture file's path."),
+        ] + DomainCommandRunner.options,
+        run: insert),
+      Command(
+        name: "remove", abstract: "Remove an animal (imported or inserted).",
+        arguments: [Argument(name: "id", help: "The animal's id: zoo-<n> or user-<n>.")],
+        options: DomainCommandRunner.options,
+        run: { invocation in
+          let id = try invocation.domainValue("id") { text throws(EventsError) in try AnimalID(text)
+          }
+          return try DomainCommandRunner.run(
+            .removeAnimal(id: id), with: ZooDecider.self, invocation)
+        }),
+    ])
+
+  /// Picks the next `user-<n>` and inserts; if another writer takes that number first, picks
+  /// again.
+  static func insert(_ invocation: ParsedInvocation) throws -> ExitCode {
+    let log = try invocation.openLogForWriting()
+    let name = invocation.requiredValue("--name")
+    let description = invocation.value("--description") ?? ""
+    let picture = invocation.value("--picture")
+    for _ in 0..<5 {
+      try log.refresh()
+      let prefix = "animal-user-"
+      let highest =
+        log.streamNames(withPrefix: prefix).compactMap { Int($0.dropFirst(prefix.count)) }.max()
+        ?? 0
+      let command = ZooCommand.insertAnimal(
+        id: .inserted(number: highest + 1), name: name, description: description,
+        picturePath: picture)
+      do {
+        let result = try log.handle(
+          command, with: ZooDecider.self, metadata: invocation.metadata, expectedVersion: .noStream)
+        DomainCommandRunner.report(result, invocation)
+        return .success
+      } catch EngineError.versionConflict {
+        continue
+      }
+    }
+    throw EngineError.lockTimeout(path: log.path, seconds: 0)
+  }
+}

@@ -1,0 +1,115 @@
+import Engine
+import Events
+
+/// Runs a domain command through its Decider and prints what it appended, or why nothing.
+enum DomainCommandRunner {
+  /// `--expected-version` for domain verbs: when absent, the version the command read is
+  /// expected (and a race with another writer is decided again).
+  static let expectedVersion = Option(
+    names: ["--expected-version"], valueName: "version",
+    help: "Fail unless the entity's stream is at this version: a number or 'no-stream'.",
+    defaultDescription: "the version read, re-decided if another writer races")
+
+  /// The options every domain verb takes, after its own.
+  static let options: [Option] =
+    [expectedVersion] + CommonOptions.audit + CommonOptions.writing + [
+      Option.flag(["--json"], help: "Print the appended envelopes as JSON.")
+    ]
+
+  /// Decides `command` against the log and appends the result.
+  static func run<D: Decider>(
+    _ command: D.Command, with decider: D.Type, _ invocation: ParsedInvocation
+  ) throws -> ExitCode {
+    let expected: ExpectedVersion? = try invocation.parse(
+      "--expected-version", expecting: "expected a whole number, 'no-stream' or 'any'"
+    ) { ExpectedVersion($0) }
+    let log = try invocation.openLogForWriting()
+    let result = try log.handle(
+      command, with: decider, metadata: invocation.metadata, expectedVersion: expected)
+    report(result, invocation)
+    return .success
+  }
+
+  /// Prints a command's result: one line per event, or the reason nothing was appended.
+  static func report(_ result: CommandResult, _ invocation: ParsedInvocation) {
+    if invocation.flag("--json") {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.key("appended")
+      writer.beginArray()
+      for event in result.events { writer.rawValue(event.logLine.dropLast()) }
+      writer.endArray()
+      writer.key("noChangeReason")
+      if let reason = result.noChangeReason { writer.string(reason) } else { writer.null() }
+      writer.endObject()
+      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+      return
+    }
+    if let reason = result.noChangeReason {
+      invocation.terminal.write("nothing appended: \(reason)\n")
+      return
+    }
+    for event in result.events {
+      invocation.terminal.write(
+        "appended \(event.type) to \(event.stream) (seq \(event.sequence), version \(event.version))\n"
+      )
+    }
+  }
+}
+
+extension ParsedInvocation {
+  /// A required value converted by a throwing domain constructor; its `EventsError` becomes a
+  /// usage error naming the option or argument.
+  func domainValue<Value>(
+    _ name: String, _ make: (String) throws(EventsError) -> Value
+  ) throws -> Value {
+    let text = requiredValue(name)
+    return try domainValue(name, text, make)
+  }
+
+  /// An optional value converted by a throwing domain constructor.
+  func optionalDomainValue<Value>(
+    _ name: String, _ make: (String) throws(EventsError) -> Value
+  ) throws -> Value? {
+    guard let text = name.hasPrefix("-") ? value(name) : argument(name) else { return nil }
+    return try domainValue(name, text, make)
+  }
+
+  private func domainValue<Value>(
+    _ name: String, _ text: String, _ make: (String) throws(EventsError) -> Value
+  ) throws -> Value {
+    do throws(EventsError) {
+      return try make(text)
+    } catch {
+      // A well-formed value that breaks a domain rule is invalid data (exit 65), named here.
+      let label = name.hasPrefix("-") ? "'\(name)'" : "<\(name)>"
+      throw InputError.invalid("\(label): \(Self.reason(error))")
+    }
+  }
+
+  private static func reason(_ error: EventsError) -> String {
+    if case .invalidValue(let expected, let found) = error {
+      return "expected \(expected), found \(found)"
+    }
+    return error.description
+  }
+
+  /// A coordinate from `--latitude` and `--longitude`.
+  func coordinate() throws -> Coordinate {
+    let latitude = try requiredNumber("--latitude")
+    let longitude = try requiredNumber("--longitude")
+    do throws(EventsError) {
+      return try Coordinate(latitude: latitude, longitude: longitude)
+    } catch {
+      throw InputError.invalid("invalid coordinate: \(Self.reason(error))")
+    }
+  }
+
+  private func requiredNumber(_ name: String) throws -> Double {
+    guard let value = try parse(name, expecting: "expected a number in degrees", { Double($0) })
+    else {
+      throw UsageError("Missing value for '\(name) <degrees>'")
+    }
+    return value
+  }
+}

@@ -1,0 +1,86 @@
+import Engine
+import Events
+
+/// `replay locations add|rename|move|remove`.
+enum LocationsCommand {
+  static let command = Command(
+    name: "locations",
+    abstract: "Add, rename, move and remove locations.",
+    discussion: "Latitude is in [-90, 90] and longitude in [-180, 180], in degrees.",
+    subcommands: [
+      Command(
+        name: "add", abstract: "Add a location.",
+        discussion: """
+          Without --id the location gets an id derived from its name and coordinate, so adding \
+          the same place twice is refused rather than duplicated.
+          """,
+        options: [
+          Option(
+            names: ["--name"], valueName: "name", help: "The location's name.", isRequired: true),
+          Option(names: ["--latitude"], valueName: "degrees", help: "Latitude.", isRequired: true),
+          Option(
+            names: ["--longitude"], valueName: "degrees", help: "Longitude.", isRequired: true),
+          Option(names: ["--id"], valueName: "id", help: "The location's id."),
+        ] + DomainCommandRunner.options,
+        run: { invocation in
+          let coordinate = try invocation.coordinate()
+          let name = invocation.requiredValue("--name")
+          let id =
+            try invocation.optionalDomainValue("--id") { text throws(EventsError) in
+              try LocationID(text)
+            }
+            ?? derivedID(name: name, coordinate: coordinate)
+          let record = LocationRecord(id: id, name: name, coordinate: coordinate)
+          return try DomainCommandRunner.run(
+            .addLocation(record), with: LocationDecider.self, invocation)
+        }),
+      Command(
+        name: "rename", abstract: "Give a location a new name.",
+        arguments: [idArgument, Argument(name: "name", help: "The new name.")],
+        options: DomainCommandRunner.options,
+        run: { invocation in
+          let command = LocationCommand.renameLocation(
+            id: try locationID(invocation), name: invocation.requiredValue("name"))
+          return try DomainCommandRunner.run(command, with: LocationDecider.self, invocation)
+        }),
+      Command(
+        name: "move", abstract: "Move a location.",
+        arguments: [idArgument],
+        options: [
+          Option(
+            names: ["--latitude"], valueName: "degrees", help: "New latitude.", isRequired: true),
+          Option(
+            names: ["--longitude"], valueName: "degrees", help: "New longitude.", isRequired: true),
+        ] + DomainCommandRunner.options,
+        run: { invocation in
+          let command = LocationCommand.moveLocation(
+            id: try locationID(invocation), to: try invocation.coordinate())
+          return try DomainCommandRunner.run(command, with: LocationDecider.self, invocation)
+        }),
+      Command(
+        name: "remove", abstract: "Remove a location.",
+        arguments: [idArgument],
+        options: DomainCommandRunner.options,
+        run: { invocation in
+          try DomainCommandRunner.run(
+            .removeLocation(id: try locationID(invocation)), with: LocationDecider.self, invocation)
+        }),
+    ])
+
+  static let idArgument = Argument(name: "id", help: "The location's id (its GeoJSON feature id).")
+
+  static func locationID(_ invocation: ParsedInvocation) throws -> LocationID {
+    try invocation.domainValue("id") { text throws(EventsError) in try LocationID(text) }
+  }
+
+  /// A UUID-shaped id derived from the name and coordinate.
+  static func derivedID(name: String, coordinate: Coordinate) throws -> LocationID {
+    let id = EventID.derived(
+      fromName: "location/\(name)/\(coordinate.latitude)/\(coordinate.longitude)")
+    do throws(EventsError) {
+      return try LocationID(id.description)
+    } catch {
+      throw UsageError("cannot derive an id: \(error.description)")
+    }
+  }
+}

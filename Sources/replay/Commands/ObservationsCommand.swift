@@ -1,0 +1,103 @@
+import Engine
+import Events
+import Foundation
+
+/// `replay observations record|revise|remove`.
+enum ObservationsCommand {
+  static let timeZone = Option(
+    names: ["--time-zone"], valueName: "zone",
+    help: "The time zone of a date written without one (an IANA name such as America/Chicago).",
+    defaultValue: "UTC")
+
+  static let command = Command(
+    name: "observations",
+    abstract: "Record, revise and remove field-survey observations.",
+    discussion: """
+      Dates are 'YYYY-MM-DD HH:MM' in --time-zone (UTC by default) or ISO 8601 with a zone \
+      (2017-06-14T18:00:03Z). Classifications: \(Classification.allCases.map(\.rawValue).joined(separator: ", ")).
+      """,
+    subcommands: [
+      Command(
+        name: "record", abstract: "Record an observation.",
+        discussion: """
+          Without --id the observation's id is derived from its title and date, so recording \
+          the same observation twice is refused rather than duplicated.
+          """,
+        options: [
+          Option(
+            names: ["--classification"], valueName: "classification", help: "What was observed.",
+            isRequired: true),
+          Option(names: ["--title"], valueName: "title", help: "The title.", isRequired: true),
+          Option(
+            names: ["--description"], valueName: "text", help: "Where and how.", defaultValue: ""),
+          Option(names: ["--date"], valueName: "date", help: "When it was seen.", isRequired: true),
+          timeZone,
+          Option(names: ["--id"], valueName: "id", help: "The observation's id (12 hex digits)."),
+        ] + DomainCommandRunner.options,
+        run: { invocation in
+          let record = ObservationRecord(
+            classification: try classification(invocation) ?? .bird,
+            title: invocation.requiredValue("--title"),
+            description: invocation.value("--description") ?? "",
+            date: try date(invocation) ?? Timestamp(millisecondsSince1970: 0))
+          let id =
+            try invocation.optionalDomainValue("--id") { text throws(EventsError) in
+              try ObservationID(text)
+            }
+            ?? ObservationID.derived(from: "recorded\n\(record.title)\n\(record.date)")
+          return try DomainCommandRunner.run(
+            .recordObservation(id: id, record), with: ObservationDecider.self, invocation)
+        }),
+      Command(
+        name: "revise", abstract: "Change some of an observation's fields.",
+        arguments: [idArgument],
+        options: [
+          Option(
+            names: ["--classification"], valueName: "classification", help: "New classification."),
+          Option(names: ["--title"], valueName: "title", help: "New title."),
+          Option(names: ["--description"], valueName: "text", help: "New description."),
+          Option(names: ["--date"], valueName: "date", help: "New date."),
+          timeZone,
+        ] + DomainCommandRunner.options,
+        run: { invocation in
+          let command = ObservationCommand.reviseObservation(
+            id: try observationID(invocation), classification: try classification(invocation),
+            title: invocation.value("--title"), description: invocation.value("--description"),
+            date: try date(invocation))
+          return try DomainCommandRunner.run(command, with: ObservationDecider.self, invocation)
+        }),
+      Command(
+        name: "remove", abstract: "Remove an observation.",
+        arguments: [idArgument],
+        options: DomainCommandRunner.options,
+        run: { invocation in
+          try DomainCommandRunner.run(
+            .removeObservation(id: try observationID(invocation)), with: ObservationDecider.self,
+            invocation)
+        }),
+    ])
+
+  static let idArgument = Argument(name: "id", help: "The observation's id (12 hex digits).")
+
+  static func observationID(_ invocation: ParsedInvocation) throws -> ObservationID {
+    try invocation.domainValue("id") { text throws(EventsError) in try ObservationID(text) }
+  }
+
+  static func classification(_ invocation: ParsedInvocation) throws -> Classification? {
+    try invocation.choice("--classification", from: Classification.allCases.map(\.rawValue))
+      .flatMap(Classification.init(rawValue:))
+  }
+
+  static func date(_ invocation: ParsedInvocation) throws -> Timestamp? {
+    guard invocation.value("--date") != nil else { return nil }
+    let zoneName = invocation.value("--time-zone") ?? "UTC"
+    guard let zone = TimeZone(identifier: zoneName) else {
+      throw UsageError(
+        "The value '\(zoneName)' is invalid for '--time-zone <zone>': expected an IANA time zone such as UTC or America/Chicago"
+      )
+    }
+    return try invocation.domainValue("--date") { text throws(EventsError) in
+      try ObservationDate.parse(text, timeZone: zone)
+    }
+  }
+}
