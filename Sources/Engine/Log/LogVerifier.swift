@@ -30,6 +30,9 @@ public struct LogVerifier: Sendable {
     /// What lies after the committed events (an unfinished or torn write), which the next
     /// writer will cut; not a problem by itself.
     public var uncommittedTail: String?
+    /// With an expected digest: the digest of the same prefix of this log (`nil` when the log
+    /// is shorter than the digest's prefix); a mismatch is also listed in `problems`.
+    public var digest: LogDigest?
 
     /// Whether the log passed.
     public var isValid: Bool { problems.isEmpty }
@@ -39,14 +42,18 @@ public struct LogVerifier: Sendable {
   public var readSize: Int
   /// Which schema version each known event type is up to; newer versions are problems.
   public var newestSchemaVersions: [String: Int]
+  /// A digest (`replay digest`) the log's prefix must still match.
+  public var expectedDigest: (sequence: Int64, sha256: [UInt8])?
 
   public init(
     path: String, readSize: Int = LogReader.defaultReadSize,
-    newestSchemaVersions: [String: Int] = [:]
+    newestSchemaVersions: [String: Int] = [:],
+    expectedDigest: (sequence: Int64, sha256: [UInt8])? = nil
   ) {
     self.path = path
     self.readSize = readSize
     self.newestSchemaVersions = newestSchemaVersions
+    self.expectedDigest = expectedDigest
   }
 
   /// Reads the whole log and reports on it.
@@ -63,12 +70,25 @@ public struct LogVerifier: Sendable {
     var openBatch: ClosedRange<Int64>?
     var lineNumber = 0
     var eventCount = 0
+    var hasher = SHA256()
+    var digest: LogDigest?
+    let newline: [UInt8] = [0x0A]
     // Read every complete line, including a damaged last one, so that it is listed.
     let end = tail.badLastLine?.range.upperBound ?? tail.committedEnd
     _ = try LineScanner(readSize: readSize).scan(file, from: 0, to: end) { base, length, offset in
       lineNumber += 1
       func problem(_ message: String) {
         problems.append(Problem(line: lineNumber, offset: offset, message: message))
+      }
+      // The digest covers whole lines, bad ones included: it is about bytes, not events.
+      if let expected = expectedDigest, Int64(lineNumber) <= expected.sequence {
+        hasher.update(UnsafeRawBufferPointer(start: base, count: length))
+        newline.withUnsafeBytes { hasher.update($0) }
+        if Int64(lineNumber) == expected.sequence {
+          digest = LogDigest(
+            sequence: expected.sequence, sha256: hasher.finalize(),
+            byteCount: offset + Int64(length) + 1)
+        }
       }
       let line: EventLine
       do throws(LogLineCodec.Problem) {
@@ -165,6 +185,24 @@ public struct LogVerifier: Sendable {
       if isSound { eventCount += 1 }
       return true
     }
+    if let expected = expectedDigest {
+      if let digest {
+        if digest.sha256 != expected.sha256 {
+          problems.append(
+            Problem(
+              line: 0, offset: 0,
+              message:
+                "lines 1...\(expected.sequence) do not match the digest: expected \(SHA256.hex(expected.sha256)), found \(SHA256.hex(digest.sha256)); some of those lines changed"
+            ))
+        }
+      } else {
+        problems.append(
+          Problem(
+            line: 0, offset: 0,
+            message:
+              "the digest covers \(expected.sequence) lines, but the log has only \(lineNumber)"))
+      }
+    }
     if let batch = openBatch {
       problems.append(
         Problem(
@@ -175,6 +213,6 @@ public struct LogVerifier: Sendable {
     return Report(
       eventCount: eventCount, streamCount: streamVersions.count,
       lastSequence: expectedSequence - 1, byteCount: tail.fileSize, problems: problems,
-      uncommittedTail: tail.badLastLine == nil ? tail.uncommittedDescription : nil)
+      uncommittedTail: tail.badLastLine == nil ? tail.uncommittedDescription : nil, digest: digest)
   }
 }

@@ -18,6 +18,7 @@ enum ReplayCommand {
       LogCommand.command,
       VerifyCommand.command,
       StatsCommand.command,
+      DigestCommand.command,
       ObservationsCommand.command,
       StatesCommand.states,
       StatesCommand.zipCodes,

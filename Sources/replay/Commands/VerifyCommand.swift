@@ -12,11 +12,23 @@ enum VerifyCommand {
       summary and exits 0, or lists every problem with its line number and exits 74. It never \
       repairs anything.
       """,
-    options: [CommonOptions.log, CommonOptions.json],
+    options: [
+      CommonOptions.log,
+      Option(
+        names: ["--digest"], valueName: "seq:sha256",
+        help: "Also prove the log still begins with the events a 'replay digest' covered."),
+      CommonOptions.json,
+    ],
     run: run)
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let report = try LogVerifier(path: invocation.logPath).verify()
+    let expectedDigest = try invocation.parse(
+      "--digest", expecting: "expected <seq>:<64 hex digits>, as 'replay digest' prints"
+    ) { LogDigest.parse($0) }
+    let report = try LogVerifier(path: invocation.logPath, expectedDigest: expectedDigest).verify()
+    let digestMatched = expectedDigest != nil && report.digest?.sha256 == expectedDigest?.sha256
+    let digestMessage =
+      digestMatched ? "lines 1...\(expectedDigest?.sequence ?? 0) match the digest" : nil
     if invocation.flag("--json") {
       var writer = JSONWriter()
       writer.beginObject()
@@ -43,6 +55,8 @@ enum VerifyCommand {
         writer.endObject()
       }
       writer.endArray()
+      writer.key("digest")
+      if let digestMessage { writer.string(digestMessage) } else { writer.null() }
       writer.key("uncommittedTail")
       if let tail = report.uncommittedTail { writer.string(tail) } else { writer.null() }
       writer.endObject()
@@ -56,9 +70,12 @@ enum VerifyCommand {
         "\(report.eventCount) events, \(report.streamCount) streams, last seq \(report.lastSequence), \(report.byteCount) bytes"
       if report.isValid {
         invocation.terminal.write("ok: \(summary)\n")
+        if let digestMessage { invocation.terminal.write("ok: \(digestMessage)\n") }
       } else {
         for problem in report.problems {
-          invocation.terminal.write("\(invocation.logPath):\(problem.line): \(problem.message)\n")
+          let place =
+            problem.line > 0 ? "\(invocation.logPath):\(problem.line)" : invocation.logPath
+          invocation.terminal.write("\(place): \(problem.message)\n")
         }
         let count = report.problems.count == 1 ? "1 problem" : "\(report.problems.count) problems"
         invocation.terminal.write("FAILED: \(count); \(summary)\n")

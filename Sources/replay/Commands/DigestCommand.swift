@@ -1,0 +1,44 @@
+import Engine
+import Events
+
+/// `replay digest`: the SHA-256 of the log up to an event.
+enum DigestCommand {
+  static let command = Command(
+    name: "digest",
+    abstract: "Print the SHA-256 of the log up to and including an event.",
+    discussion: """
+      Prints <seq>:<sha256 hex>, the form 'replay verify --digest' takes: keep it, and later \
+      'replay verify --digest <seq>:<hex>' proves the log still begins with exactly those \
+      events. The digest covers every byte of lines 1 through <seq>, newlines included.
+      """,
+    options: [
+      CommonOptions.log,
+      Option(
+        names: ["--at"], valueName: "seq", help: "The last event to cover.",
+        defaultDescription: "the last event"),
+      CommonOptions.json,
+    ],
+    run: run)
+
+  static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    let sequence = try invocation.parse("--at", expecting: "expected a whole number ≥ 1") {
+      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
+    }
+    let digest = try LogDigest.compute(invocation.logReader, through: sequence)
+    if invocation.flag("--json") {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.key("seq")
+      writer.integer(digest.sequence)
+      writer.key("sha256")
+      writer.string(SHA256.hex(digest.sha256))
+      writer.key("bytes")
+      writer.integer(digest.byteCount)
+      writer.endObject()
+      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+    } else {
+      invocation.terminal.write("\(digest)\n")
+    }
+    return .success
+  }
+}
