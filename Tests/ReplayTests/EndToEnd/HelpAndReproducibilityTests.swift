@@ -17,11 +17,13 @@ import Testing
         JSON. Prints a one-line summary and exits 0, or lists every problem with its
         line number and exits 74. It never repairs anything.
 
-        USAGE: replay verify [--log <path>] [--json]
+        USAGE: replay verify [--log <path>] [--digest <seq:sha256>] [--json]
 
         OPTIONS:
           --log <path>            The event log file. (default: $REPLAY_LOG, else
                                   ./events.jsonl)
+          --digest <seq:sha256>   Also prove the log still begins with the events a
+                                  'replay digest' covered.
           --json                  Print JSON instead of a table.
           --version               Show the version.
           -h, --help              Show help information.
