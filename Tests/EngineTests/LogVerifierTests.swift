@@ -66,3 +66,20 @@ import Testing
     }
   }
 }
+
+@Suite struct LogVerifierPayloadTests {
+  @Test func aKnownTypeWhosePayloadDoesNotFitIsAProblem() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      try log.append([proposed("ContactFavorited", #"{"id":"13"}"#)], to: "contact-13")
+      try log.append([proposed("ContactFavorited", #"{"name":"13"}"#)], to: "contact-14")
+      try log.append([proposed("SomethingElse", #"{"any":"thing"}"#)], to: "other-1")
+      let report = try LogVerifier(path: path).verify()
+      #expect(report.problems.map(\.line) == [2])
+      #expect(
+        report.problems.first?.message.hasPrefix("data does not fit 'ContactFavorited': ") == true)
+      #expect(report.eventCount == 2)
+    }
+  }
+}

@@ -8,24 +8,24 @@ import Testing
 func makeSampleLog(at path: String) throws -> [RecordedEvent] {
   let log = try EventLog(path: path, configuration: testConfiguration())
   try log.append(
-    [proposed("AnimalImported", #"{"name":"大貓熊","text":"line one\r\nline two"}"#)], to: "animal-1")
+    [proposed("TextNoted", #"{"name":"大貓熊","text":"line one\r\nline two"}"#)], to: "note-1")
   try log.append(
     [
       ProposedEvent(
-        type: "ContactAdded",
+        type: "PersonNoted",
         data: Array(#"{"name":"Zoë 👩‍👩‍👧 \u0000 \"q\" \\","key":"\#u{FEFF}A_Name_Ch"}"#.utf8),
         metadata: EventMetadata(actor: "ana", reason: "import"))
     ],
-    to: "contact-7")
+    to: "person-7")
   try log.append(
     [
-      proposed("ZipCodeAdded", #"{"zip":"90001"}"#), proposed("ZipCodeAdded", #"{"zip":"90002"}"#),
-      proposed("ZipCodeAdded", #"{"zip":"90003"}"#),
+      proposed("CodeNoted", #"{"zip":"90001"}"#), proposed("CodeNoted", #"{"zip":"90002"}"#),
+      proposed("CodeNoted", #"{"zip":"90003"}"#),
     ],
-    to: "state-California")
+    to: "codes-California")
   try log.append(
-    [proposed("LocationMoved", #"{"latitude":-34.98520411042454,"longitude":149.98458041136354}"#)],
-    to: "location-a")
+    [proposed("PointNoted", #"{"latitude":-34.98520411042454,"longitude":149.98458041136354}"#)],
+    to: "point-a")
   return try readAll(path)
 }
 
@@ -56,7 +56,7 @@ func lineStarts(_ bytes: [UInt8]) -> [Int] {
       #expect(events[1].metadata == EventMetadata(actor: "ana", reason: "import"))
       #expect(events[1].dataText.contains("\u{FEFF}A_Name_Ch"))
       #expect(events[2].batch == 3...5)
-      #expect(events[5].stream == "location-a")
+      #expect(events[5].stream == "point-a")
     }
   }
 
@@ -188,7 +188,7 @@ func lineStarts(_ bytes: [UInt8]) -> [Int] {
       try writeBytes(bytes, to: path)
       let log = try EventLog(path: path, configuration: testConfiguration())
       try log.append(
-        [proposed("LocationMoved", #"{"latitude":1.0,"longitude":2.0}"#)], to: "location-a")
+        [proposed("PointNoted", #"{"latitude":1.0,"longitude":2.0}"#)], to: "point-a")
       let events = try readAll(path)
       #expect(events.map(\.sequence) == [1, 2, 3, 4, 5, 6])
       #expect(events.last?.version == 1)

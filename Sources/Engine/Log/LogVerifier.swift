@@ -47,7 +47,7 @@ public struct LogVerifier: Sendable {
 
   public init(
     path: String, readSize: Int = LogReader.defaultReadSize,
-    newestSchemaVersions: [String: Int] = [:],
+    newestSchemaVersions: [String: Int] = EventVocabulary.newestSchemaVersions,
     expectedDigest: (sequence: Int64, sha256: [UInt8])? = nil
   ) {
     self.path = path
@@ -178,6 +178,17 @@ public struct LogVerifier: Sendable {
       do {
         try data.skipValue()
         try data.expectEnd()
+        // Known types must decode as their payload; types outside the vocabulary are left alone.
+        var payload = line.dataCursor
+        _ = try EventVocabulary.decode(
+          type: line.typeBytes, schemaVersion: line.schemaVersion, data: &payload, strict: false)
+      } catch let error as EventsError {
+        if case .unsupportedSchemaVersion = error {
+          // Already reported above with the engine's known version.
+        } else {
+          problem("data does not fit '\(type)': \(error)")
+        }
+        isSound = false
       } catch {
         problem("data is not valid JSON: \(error)")
         isSound = false
