@@ -50,25 +50,23 @@ extension NearestNeighborIndex {
     /// Builds the subtree over `order[start..<end]`, returning its node index.
     @discardableResult
     private mutating func buildNode(start: Int, end: Int) -> Int {
-      var node = Node(
-        minimumX: .infinity, minimumY: .infinity, minimumZ: .infinity,
-        maximumX: -.infinity, maximumY: -.infinity, maximumZ: -.infinity,
-        start: Int32(start), end: Int32(end), rightChild: 0)
+      var minimum = (x: Double.infinity, y: Double.infinity, z: Double.infinity)
+      var maximum = (x: -Double.infinity, y: -Double.infinity, z: -Double.infinity)
       for position in start..<end {
         let point = Int(order[position])
-        node.minimumX = Swift.min(node.minimumX, xs[point])
-        node.minimumY = Swift.min(node.minimumY, ys[point])
-        node.minimumZ = Swift.min(node.minimumZ, zs[point])
-        node.maximumX = Swift.max(node.maximumX, xs[point])
-        node.maximumY = Swift.max(node.maximumY, ys[point])
-        node.maximumZ = Swift.max(node.maximumZ, zs[point])
+        minimum.x = Swift.min(minimum.x, xs[point])
+        minimum.y = Swift.min(minimum.y, ys[point])
+        minimum.z = Swift.min(minimum.z, zs[point])
+        maximum.x = Swift.max(maximum.x, xs[point])
+        maximum.y = Swift.max(maximum.y, ys[point])
+        maximum.z = Swift.max(maximum.z, zs[point])
       }
       let nodeIndex = nodes.count
-      nodes.append(node)
+      nodes.append(Node(minimum: minimum, maximum: maximum, start: start, link: -end))
 
-      let extentX = node.maximumX - node.minimumX
-      let extentY = node.maximumY - node.minimumY
-      let extentZ = node.maximumZ - node.minimumZ
+      let extentX = maximum.x - minimum.x
+      let extentY = maximum.y - minimum.y
+      let extentZ = maximum.z - minimum.z
       let widest = extentY > extentX ? (extentZ > extentY ? 2 : 1) : (extentZ > extentX ? 2 : 0)
       // Identical points cannot be told apart by any split: keep them in one leaf.
       guard end - start > NearestNeighborIndex.leafSize, Swift.max(extentX, extentY, extentZ) > 0
@@ -84,7 +82,7 @@ extension NearestNeighborIndex {
       }
       buildNode(start: start, end: middle)
       let rightChild = buildNode(start: middle, end: end)
-      nodes[nodeIndex].rightChild = Int32(rightChild)
+      nodes[nodeIndex].link = Int32(rightChild)
       return nodeIndex
     }
 

@@ -20,46 +20,34 @@ import Foundation
 /// For many queries, use a ``NearestNeighborQuery``: it reuses its storage, so a query allocates
 /// nothing.
 public struct NearestNeighborIndex: Sendable {
+  /// Everything the index holds, behind one reference so that copies of the index, and of
+  /// query results that refer to it, cost one retain.
+  let storage: Storage
+
   /// The points' ids, by point index.
-  public let ids: [String]
-
-  /// The tree, in depth-first order: a node's left child directly follows it.
-  let nodes: [Node]
-
-  /// Unit vectors as x, y, z, by position (tree order), so that a leaf's points are contiguous.
-  let unitVectors: [Double]
-
-  /// Latitude and longitude in degrees and the cosine of the latitude, by position.
-  let angles: [Double]
-
-  /// Each position's rank in (id, point index) order, so that ties compare two integers.
-  let ranks: [Int32]
-
-  /// The point index at each position.
-  let pointIndices: [Int32]
-
-  /// The position of each point index.
-  let positions: [Int32]
+  public var ids: [String] { storage.ids }
 
   /// The most points in a leaf. Small leaves prune tightly; scanning a leaf is a tight loop
   /// over contiguous vectors, so a few more points cost little.
   static let leafSize = 8
 
-  /// How far past the current k-th best haversine (times 4) a squared chord may be and still be
-  /// examined.
+  /// How far past the k-th smallest squared chord a point may be and still be ranked by
+  /// Haversine distance.
   ///
-  /// - Note: In exact arithmetic the squared chord equals 4 × haversine. Computed from degrees,
-  ///   each side is off by at most a few 1e-15 (unit vectors and half-angle sines are all
-  ///   within [-1, 1]), and points at the same distance in miles differ in haversine by less
-  ///   than 1e-15. A margin of 1e-12 (a chord of about 6 metres at distance 0) covers that many
-  ///   times over, so pruning never drops a point that ranks among the nearest.
+  /// - Note: In exact arithmetic the squared chord equals 4 × haversine, so chord order is
+  ///   great-circle order. Computed from degrees, each side is off by at most a few 1e-15 (unit
+  ///   vectors and half-angle sines all lie within [-1, 1]), and points as far in miles differ
+  ///   in haversine by less than 1e-15. So if the k-th smallest squared chord is c, the k
+  ///   points within it are within 4 × haversine ≤ c + 1e-14 or so, and so is every point that
+  ///   ranks among the first k by Haversine distance. A margin of 1e-12 (a chord of about 6
+  ///   metres at distance 0) covers that many times over; without any, the oracle tests fail.
   static let chordSquaredMargin = 1e-12
 
   /// The number of points.
-  public var count: Int { ids.count }
+  public var count: Int { storage.ids.count }
 
   /// Whether the index has no points.
-  public var isEmpty: Bool { ids.isEmpty }
+  public var isEmpty: Bool { storage.ids.isEmpty }
 
   /// Builds the index.
   ///
@@ -107,13 +95,9 @@ public struct NearestNeighborIndex: Sendable {
       ranks[Int(positions[point])] = Int32(rank)
     }
 
-    self.ids = ids
-    self.nodes = builder.nodes
-    self.unitVectors = unitVectors
-    self.angles = angles
-    self.ranks = ranks
-    self.pointIndices = order
-    self.positions = positions
+    storage = Storage(
+      ids: ids, nodes: builder.nodes, unitVectors: unitVectors, angles: angles, ranks: ranks,
+      pointIndices: order, positions: positions)
   }
 
   /// The `k` points nearest to the point at `index`, leaving out that point itself.
@@ -145,19 +129,36 @@ public struct NearestNeighborIndex: Sendable {
     return Array(query.neighbors)
   }
 
-  /// The `k` nearest other points of every point, by point index.
+  /// Calls `body` with the `k` nearest other points of every point.
   ///
-  /// Faster than one query per point: points are visited in tree order, so consecutive queries
-  /// touch the same part of the tree.
+  /// Faster than one query per point in index order: points are visited in tree order, so
+  /// consecutive queries touch the same part of the tree, and one reused query allocates
+  /// nothing per point.
+  ///
+  /// - Parameters:
+  ///   - k: How many neighbours each point gets.
+  ///   - body: Called once per point with its index and what
+  ///     ``nearest(toPointAt:count:)`` would return; `neighbors` is valid only during the call.
+  public func forEachPoint(
+    withNearest k: Int,
+    _ body: (_ pointIndex: Int, _ neighbors: NearestNeighborQuery.Neighbors) throws -> Void
+  ) rethrows {
+    var query = NearestNeighborQuery(index: self)
+    for pointIndex in storage.pointIndices {
+      query.findNearest(toPointAt: Int(pointIndex), count: k)
+      try body(Int(pointIndex), query.neighbors)
+    }
+  }
+
+  /// The `k` nearest other points of every point, by point index.
   ///
   /// - Parameter k: How many neighbours each point gets.
   /// - Returns: For each point index, what ``nearest(toPointAt:count:)`` returns.
+  /// - Complexity: About O(*n* (log *n* + `k` log `k`)) for points spread over the globe.
   public func nearestOfEveryPoint(count k: Int) -> [[Neighbor]] {
     var results = [[Neighbor]](repeating: [], count: count)
-    var query = NearestNeighborQuery(index: self)
-    for pointIndex in pointIndices {
-      query.findNearest(toPointAt: Int(pointIndex), count: k)
-      results[Int(pointIndex)] = Array(query.neighbors)
+    forEachPoint(withNearest: k) { pointIndex, neighbors in
+      results[pointIndex] = Array(neighbors)
     }
     return results
   }
@@ -188,22 +189,91 @@ public struct Neighbor: Hashable, Sendable {
 }
 
 extension NearestNeighborIndex {
-  /// A tree node: the bounding box of its points' unit vectors and the positions it covers.
+  /// The index's immutable arrays; a point's position is its place in tree order.
+  final class Storage: Sendable {
+    /// The points' ids, by point index.
+    let ids: [String]
+
+    /// The tree, in depth-first order: a node's left child directly follows it.
+    let nodes: [Node]
+
+    /// Unit vectors as x, y, z, by position, so that a leaf's points are contiguous.
+    let unitVectors: [Double]
+
+    /// Latitude and longitude in degrees and the cosine of the latitude, by position.
+    let angles: [Double]
+
+    /// Each position's rank in (id, point index) order, so that ties compare two integers.
+    let ranks: [Int32]
+
+    /// The point index at each position.
+    let pointIndices: [Int32]
+
+    /// The position of each point index.
+    let positions: [Int32]
+
+    init(
+      ids: [String], nodes: [Node], unitVectors: [Double], angles: [Double], ranks: [Int32],
+      pointIndices: [Int32], positions: [Int32]
+    ) {
+      self.ids = ids
+      self.nodes = nodes
+      self.unitVectors = unitVectors
+      self.angles = angles
+      self.ranks = ranks
+      self.pointIndices = pointIndices
+      self.positions = positions
+    }
+  }
+
+  /// A tree node: the bounding box of its points' unit vectors, and where its children or
+  /// points are. 32 bytes, so that two fit in a cache line.
   struct Node: Sendable {
-    var minimumX: Double
-    var minimumY: Double
-    var minimumZ: Double
-    var maximumX: Double
-    var maximumY: Double
-    var maximumZ: Double
+    /// The box, in single precision rounded outwards, so that it still holds every vector.
+    var minimumX: Float
+    var minimumY: Float
+    var minimumZ: Float
+    var maximumX: Float
+    var maximumY: Float
+    var maximumZ: Float
     /// The first position covered.
     var start: Int32
-    /// One past the last position covered.
-    var end: Int32
-    /// The right child's node index, or 0 for a leaf (the root is no one's child).
-    var rightChild: Int32
+    /// For an inner node, its right child's node index (its left child follows it); for a
+    /// leaf, minus one past its last position.
+    var link: Int32
 
-    var isLeaf: Bool { rightChild == 0 }
+    /// Creates a node for a box in double precision.
+    init(
+      minimum: (x: Double, y: Double, z: Double), maximum: (x: Double, y: Double, z: Double),
+      start: Int, link: Int
+    ) {
+      minimumX = Self.roundedDown(minimum.x)
+      minimumY = Self.roundedDown(minimum.y)
+      minimumZ = Self.roundedDown(minimum.z)
+      maximumX = Self.roundedUp(maximum.x)
+      maximumY = Self.roundedUp(maximum.y)
+      maximumZ = Self.roundedUp(maximum.z)
+      self.start = Int32(start)
+      self.link = Int32(link)
+    }
+
+    var isLeaf: Bool { link < 0 }
+
+    /// One past the last position of a leaf.
+    var end: Int { -Int(link) }
+
+    /// The right child of an inner node.
+    var rightChild: Int { Int(link) }
+
+    private static func roundedDown(_ value: Double) -> Float {
+      let rounded = Float(value)
+      return Double(rounded) > value ? rounded.nextDown : rounded
+    }
+
+    private static func roundedUp(_ value: Double) -> Float {
+      let rounded = Float(value)
+      return Double(rounded) < value ? rounded.nextUp : rounded
+    }
 
     /// The squared distance from a vector to the nearest point of the box, 0 inside it.
     ///
@@ -211,9 +281,9 @@ extension NearestNeighborIndex {
     /// scan: rounding is monotonic, and each term here is a difference the scan also bounds.
     @inline(__always)
     func distanceSquared(x: Double, y: Double, z: Double) -> Double {
-      let dx = Swift.max(0, minimumX - x, x - maximumX)
-      let dy = Swift.max(0, minimumY - y, y - maximumY)
-      let dz = Swift.max(0, minimumZ - z, z - maximumZ)
+      let dx = Swift.max(0, Double(minimumX) - x, x - Double(maximumX))
+      let dy = Swift.max(0, Double(minimumY) - y, y - Double(maximumY))
+      let dz = Swift.max(0, Double(minimumZ) - z, z - Double(maximumZ))
       return dx * dx + dy * dy + dz * dz
     }
   }

@@ -3,8 +3,8 @@ import Foundation
 /// Runs nearest-neighbour queries against a ``NearestNeighborIndex``, reusing its storage.
 ///
 /// Once it has answered a query for the largest `k` it will be asked, a query allocates
-/// nothing: the candidates live in storage kept from one query to the next. Read
-/// ``neighbors`` before the next query; holding on to it makes the next query copy the storage.
+/// nothing: its working storage is kept from one query to the next. Read ``neighbors`` before
+/// the next query; holding on to it makes the next query copy the storage.
 ///
 /// ```swift
 /// var query = NearestNeighborQuery(index: index)
@@ -15,11 +15,23 @@ import Foundation
 /// ```
 ///
 /// Ranking and exclusion are those of ``NearestNeighborIndex``.
+///
+/// A search runs in two steps. The tree walk ranks points by squared chord only, keeping the
+/// `k` smallest, and sets aside every point whose chord is within the k-th smallest plus the
+/// safety margin (``NearestNeighborIndex/chordSquaredMargin``) when it is reached. Then only
+/// the points set aside that are still within the final bound, usually `k` or a few more, get
+/// their Haversine distance and are ranked by (distance, id).
 public struct NearestNeighborQuery: Sendable {
   /// The index queried.
   public let index: NearestNeighborIndex
 
-  /// The candidates: a max-heap during a search, then the results in ascending order.
+  /// A max-heap of the `k` smallest squared chords seen.
+  private var smallestChords: [Double] = []
+
+  /// The points set aside during the walk.
+  private var setAside: [SetAsidePoint] = []
+
+  /// A max-heap of the best candidates during ranking, then the results in ascending order.
   private var candidates: [Candidate] = []
 
   /// How many results the last query found.
@@ -34,7 +46,7 @@ public struct NearestNeighborQuery: Sendable {
 
   /// The results of the last query: by Haversine distance ascending, then by id.
   public var neighbors: Neighbors {
-    Neighbors(index: index, candidates: candidates, count: resultCount)
+    Neighbors(storage: index.storage, candidates: candidates, count: resultCount)
   }
 
   /// Finds the `k` points nearest to the point at `pointIndex`, leaving out that point itself;
@@ -48,14 +60,15 @@ public struct NearestNeighborQuery: Sendable {
     precondition(
       index.ids.indices.contains(pointIndex),
       "point index \(pointIndex) is out of range 0..<\(index.count)")
-    let position = Int(index.positions[pointIndex])
-    let latitude = index.angles[3 * position]
-    let longitude = index.angles[3 * position + 1]
-    let cosine = index.angles[3 * position + 2]
+    let storage = index.storage
+    let position = Int(storage.positions[pointIndex])
     search(
-      x: index.unitVectors[3 * position], y: index.unitVectors[3 * position + 1],
-      z: index.unitVectors[3 * position + 2], latitude: latitude, longitude: longitude,
-      cosine: cosine, excludedPosition: position, count: k)
+      Probe(
+        x: storage.unitVectors[3 * position], y: storage.unitVectors[3 * position + 1],
+        z: storage.unitVectors[3 * position + 2], latitude: storage.angles[3 * position],
+        longitude: storage.angles[3 * position + 1], cosine: storage.angles[3 * position + 2],
+        excludedPosition: position),
+      count: k)
   }
 
   /// Finds the `k` points nearest to a position, optionally leaving out one point; read them
@@ -72,45 +85,94 @@ public struct NearestNeighborQuery: Sendable {
       precondition(
         index.ids.indices.contains(excluding),
         "excluded point index \(excluding) is out of range 0..<\(index.count)")
-      excludedPosition = Int(index.positions[excluding])
+      excludedPosition = Int(index.storage.positions[excluding])
     }
+    // The same cosine the Haversine formula uses, so distances match a direct call.
     let cosine = Haversine.cosineOfLatitude(point.latitude)
     let longitude = point.longitude * (Double.pi / 180)
     search(
-      x: cosine * cos(longitude), y: cosine * sin(longitude),
-      z: sin(point.latitude * (Double.pi / 180)), latitude: point.latitude,
-      longitude: point.longitude, cosine: cosine, excludedPosition: excludedPosition, count: k)
+      Probe(
+        x: cosine * cos(longitude), y: cosine * sin(longitude),
+        z: sin(point.latitude * (Double.pi / 180)), latitude: point.latitude,
+        longitude: point.longitude, cosine: cosine, excludedPosition: excludedPosition),
+      count: k)
   }
 
-  private mutating func search(
-    x: Double, y: Double, z: Double, latitude: Double, longitude: Double, cosine: Double,
-    excludedPosition: Int, count k: Int
-  ) {
+  private mutating func search(_ probe: Probe, count k: Int) {
     precondition(k >= 0, "count \(k) is negative; ask for 0 or more neighbours")
-    let available = index.count - (excludedPosition >= 0 ? 1 : 0)
+    let available = index.count - (probe.excludedPosition >= 0 ? 1 : 0)
     let wanted = Swift.min(k, available)
     resultCount = 0
     guard wanted > 0 else { return }
+    // Grows only the first time a query needs more room, so later queries allocate nothing.
     if candidates.count < wanted {
-      candidates.append(
-        contentsOf: repeatElement(
-          Candidate(distance: 0, haversine: 0, rank: 0, position: 0),
-          count: wanted - candidates.count))
+      let filler = Candidate(distance: 0, rank: 0, position: 0)
+      candidates.append(contentsOf: repeatElement(filler, count: wanted - candidates.count))
+      smallestChords.append(contentsOf: repeatElement(0, count: wanted - smallestChords.count))
     }
-    let index = self.index
-    resultCount = candidates.withUnsafeMutableBufferPointer { candidates in
-      index.nodes.withUnsafeBufferPointer { nodes in
-        index.unitVectors.withUnsafeBufferPointer { unitVectors in
-          index.angles.withUnsafeBufferPointer { angles in
-            index.ranks.withUnsafeBufferPointer { ranks in
-              var search = Search(
-                nodes: nodes, unitVectors: unitVectors, angles: angles, ranks: ranks,
-                heap: candidates, capacity: wanted, x: x, y: y, z: z, latitude: latitude,
-                longitude: longitude, cosine: cosine, excludedPosition: excludedPosition)
-              search.visit(0)
-              search.sortHeap()
-              return search.heapCount
+    // Everything is set aside when every point is wanted; otherwise start small and grow.
+    let initialRoom = wanted == available ? index.count : Swift.max(64, 4 * wanted)
+    if setAside.count < initialRoom {
+      setAside.append(
+        contentsOf: repeatElement(
+          SetAsidePoint(chordSquared: 0, position: 0), count: initialRoom - setAside.count))
+    }
+    while true {
+      if let (setAsideCount, bound) = walk(probe, count: wanted) {
+        resultCount = rank(probe, setAsideCount: setAsideCount, bound: bound, count: wanted)
+        return
+      }
+      // Ran out of room to set points aside (many points at nearly the same distance).
+      setAside.append(
+        contentsOf: repeatElement(
+          SetAsidePoint(chordSquared: 0, position: 0), count: setAside.count))
+    }
+  }
+
+  /// Walks the tree; returns how many points it set aside and the final bound on their
+  /// squared chords, or `nil` if it ran out of room to set points aside.
+  private mutating func walk(_ probe: Probe, count k: Int) -> (Int, Double)? {
+    let storage = index.storage
+    return smallestChords.withUnsafeMutableBufferPointer { smallestChords in
+      setAside.withUnsafeMutableBufferPointer { setAside in
+        storage.nodes.withUnsafeBufferPointer { nodes in
+          storage.unitVectors.withUnsafeBufferPointer { unitVectors in
+            var walk = Walk(
+              nodes: nodes, unitVectors: unitVectors, smallestChords: smallestChords,
+              setAside: setAside, capacity: k, probe: probe)
+            walk.visit(0)
+            return walk.isOutOfRoom ? nil : (walk.setAsideCount, walk.bound)
+          }
+        }
+      }
+    }
+  }
+
+  /// Ranks the points set aside that are still within `bound` by (distance, id); returns how
+  /// many results there are.
+  private mutating func rank(_ probe: Probe, setAsideCount: Int, bound: Double, count k: Int)
+    -> Int
+  {
+    let storage = index.storage
+    return candidates.withUnsafeMutableBufferPointer { candidates in
+      setAside.withUnsafeBufferPointer { setAside in
+        storage.angles.withUnsafeBufferPointer { angles in
+          storage.ranks.withUnsafeBufferPointer { ranks in
+            var heap = CandidateHeap(storage: candidates, capacity: k)
+            for point in setAside[0..<setAsideCount] where point.chordSquared <= bound {
+              let position = Int(point.position)
+              let haversine = Haversine.haversine(
+                latitude: probe.latitude, longitude: probe.longitude,
+                cosineOfLatitude: probe.cosine, otherLatitude: angles[3 * position],
+                otherLongitude: angles[3 * position + 1],
+                otherCosineOfLatitude: angles[3 * position + 2])
+              heap.offer(
+                Candidate(
+                  distance: Haversine.distanceInMiles(haversine: haversine),
+                  rank: ranks[position], position: point.position))
             }
+            heap.sort()
+            return heap.count
           }
         }
       }
@@ -121,7 +183,7 @@ public struct NearestNeighborQuery: Sendable {
 extension NearestNeighborQuery {
   /// The results of a query, as a collection of ``Neighbor``.
   public struct Neighbors: RandomAccessCollection, Sendable {
-    fileprivate let index: NearestNeighborIndex
+    fileprivate let storage: NearestNeighborIndex.Storage
     fileprivate let candidates: [Candidate]
 
     /// The number of neighbours found.
@@ -135,17 +197,16 @@ extension NearestNeighborQuery {
 
     /// The neighbour at a position, the nearest first.
     public subscript(position: Int) -> Neighbor {
-      precondition(position >= 0 && position < count, "neighbour \(position) of \(count)")
-      let candidate = candidates[position]
-      let pointIndex = Int(index.pointIndices[Int(candidate.position)])
+      let pointIndex = self.pointIndex(at: position)
       return Neighbor(
-        index: pointIndex, id: index.ids[pointIndex], distanceInMiles: candidate.distance)
+        index: pointIndex, id: storage.ids[pointIndex],
+        distanceInMiles: candidates[position].distance)
     }
 
     /// The point index of the neighbour at a position, without building a ``Neighbor``.
     public func pointIndex(at position: Int) -> Int {
       precondition(position >= 0 && position < count, "neighbour \(position) of \(count)")
-      return Int(index.pointIndices[Int(candidates[position].position)])
+      return Int(storage.pointIndices[Int(candidates[position].position)])
     }
 
     /// The distance in miles of the neighbour at a position, without building a ``Neighbor``.
@@ -156,12 +217,28 @@ extension NearestNeighborQuery {
   }
 }
 
-/// A point found during a search.
+/// Where a query is: its unit vector, its angles for the Haversine formula, and which position
+/// to leave out (-1 for none).
+private struct Probe {
+  var x: Double
+  var y: Double
+  var z: Double
+  var latitude: Double
+  var longitude: Double
+  var cosine: Double
+  var excludedPosition: Int
+}
+
+/// A point set aside during the walk.
+private struct SetAsidePoint: Sendable {
+  var chordSquared: Double
+  var position: Int32
+}
+
+/// A point being ranked.
 private struct Candidate: Sendable {
   /// The Haversine distance in miles.
   var distance: Double
-  /// The haversine of the angle, a quarter of the squared chord, for the pruning bound.
-  var haversine: Double
   /// The rank of the point's id.
   var rank: Int32
   /// The point's position in tree order.
@@ -174,71 +251,64 @@ private struct Candidate: Sendable {
   }
 }
 
-/// One search over the tree, on the index's storage without copies or bounds checks.
-private struct Search {
+/// The tree walk of one query, on the index's storage without copies or bounds checks.
+private struct Walk {
   let nodes: UnsafeBufferPointer<NearestNeighborIndex.Node>
   let unitVectors: UnsafeBufferPointer<Double>
-  let angles: UnsafeBufferPointer<Double>
-  let ranks: UnsafeBufferPointer<Int32>
-  /// A max-heap of the best candidates so far: the worst at the top.
-  let heap: UnsafeMutableBufferPointer<Candidate>
+  /// A max-heap of the smallest squared chords so far: the largest at the top.
+  let smallestChords: UnsafeMutableBufferPointer<Double>
+  let setAside: UnsafeMutableBufferPointer<SetAsidePoint>
   let capacity: Int
   let x: Double
   let y: Double
   let z: Double
-  let latitude: Double
-  let longitude: Double
-  let cosine: Double
   let excludedPosition: Int
-  var heapCount = 0
-  /// A squared chord beyond which no point can rank among the best: infinite until the heap is
-  /// full, then 4 × the worst candidate's haversine plus the safety margin.
+  var smallestCount = 0
+  var setAsideCount = 0
+  var isOutOfRoom = false
+  /// A squared chord beyond which no point can rank among the best: infinite until `capacity`
+  /// chords are known, then the largest of them plus the safety margin
+  /// (``NearestNeighborIndex/chordSquaredMargin``).
   var bound = Double.infinity
 
   init(
     nodes: UnsafeBufferPointer<NearestNeighborIndex.Node>,
-    unitVectors: UnsafeBufferPointer<Double>, angles: UnsafeBufferPointer<Double>,
-    ranks: UnsafeBufferPointer<Int32>, heap: UnsafeMutableBufferPointer<Candidate>,
-    capacity: Int, x: Double, y: Double, z: Double, latitude: Double, longitude: Double,
-    cosine: Double, excludedPosition: Int
+    unitVectors: UnsafeBufferPointer<Double>, smallestChords: UnsafeMutableBufferPointer<Double>,
+    setAside: UnsafeMutableBufferPointer<SetAsidePoint>, capacity: Int, probe: Probe
   ) {
     self.nodes = nodes
     self.unitVectors = unitVectors
-    self.angles = angles
-    self.ranks = ranks
-    self.heap = heap
+    self.smallestChords = smallestChords
+    self.setAside = setAside
     self.capacity = capacity
-    self.x = x
-    self.y = y
-    self.z = z
-    self.latitude = latitude
-    self.longitude = longitude
-    self.cosine = cosine
-    self.excludedPosition = excludedPosition
+    self.x = probe.x
+    self.y = probe.y
+    self.z = probe.z
+    self.excludedPosition = probe.excludedPosition
   }
 
-  /// Searches the subtree at `nodeIndex`, nearer child first, skipping any child whose box is
+  /// Walks the subtree at `nodeIndex`, nearer child first, skipping any child whose box is
   /// beyond the bound.
   mutating func visit(_ nodeIndex: Int) {
     let node = nodes[nodeIndex]
     if node.isLeaf {
-      scan(Int(node.start)..<Int(node.end))
+      scan(Int(node.start)..<node.end)
       return
     }
     let left = nodeIndex + 1
-    let right = Int(node.rightChild)
+    let right = node.rightChild
     let leftDistance = nodes[left].distanceSquared(x: x, y: y, z: z)
     let rightDistance = nodes[right].distanceSquared(x: x, y: y, z: z)
     if leftDistance <= rightDistance {
       if leftDistance <= bound { visit(left) }
-      if rightDistance <= bound { visit(right) }
+      if rightDistance <= bound && !isOutOfRoom { visit(right) }
     } else {
       if rightDistance <= bound { visit(right) }
-      if leftDistance <= bound { visit(left) }
+      if leftDistance <= bound && !isOutOfRoom { visit(left) }
     }
   }
 
-  /// Offers every point of a leaf whose chord is within the bound.
+  /// Sets aside every point of a leaf whose chord is within the bound.
   @inline(__always)
   mutating func scan(_ positions: Range<Int>) {
     for position in positions {
@@ -247,65 +317,114 @@ private struct Search {
       let dz = unitVectors[3 * position + 2] - z
       let chordSquared = dx * dx + dy * dy + dz * dz
       if chordSquared > bound || position == excludedPosition { continue }
-      let haversine = Haversine.haversine(
-        latitude: latitude, longitude: longitude, cosineOfLatitude: cosine,
-        otherLatitude: angles[3 * position], otherLongitude: angles[3 * position + 1],
-        otherCosineOfLatitude: angles[3 * position + 2])
-      offer(
-        Candidate(
-          distance: Haversine.distanceInMiles(haversine: haversine), haversine: haversine,
-          rank: ranks[position], position: Int32(position)))
+      if setAsideCount == setAside.count {
+        dropPointsBeyondBound()
+        if setAsideCount == setAside.count {
+          isOutOfRoom = true
+          return
+        }
+      }
+      setAside[setAsideCount] = SetAsidePoint(
+        chordSquared: chordSquared, position: Int32(position))
+      setAsideCount += 1
+      keep(chordSquared)
     }
+  }
+
+  /// Keeps a squared chord among the `capacity` smallest, and tightens the bound.
+  @inline(__always)
+  mutating func keep(_ chordSquared: Double) {
+    if smallestCount < capacity {
+      var child = smallestCount
+      smallestCount += 1
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard smallestChords[parent] < chordSquared else { break }
+        smallestChords[child] = smallestChords[parent]
+        child = parent
+      }
+      smallestChords[child] = chordSquared
+      if smallestCount < capacity { return }
+    } else if chordSquared < smallestChords[0] {
+      var parent = 0
+      while true {
+        var child = 2 * parent + 1
+        if child >= capacity { break }
+        if child + 1 < capacity && smallestChords[child] < smallestChords[child + 1] {
+          child += 1
+        }
+        guard chordSquared < smallestChords[child] else { break }
+        smallestChords[parent] = smallestChords[child]
+        parent = child
+      }
+      smallestChords[parent] = chordSquared
+    } else {
+      return
+    }
+    bound = smallestChords[0] + NearestNeighborIndex.chordSquaredMargin
+  }
+
+  /// Forgets the points set aside that the bound has since moved past.
+  mutating func dropPointsBeyondBound() {
+    var kept = 0
+    for point in setAside[0..<setAsideCount] where point.chordSquared <= bound {
+      setAside[kept] = point
+      kept += 1
+    }
+    setAsideCount = kept
+  }
+}
+
+/// A max-heap of the best `capacity` candidates by (distance, id rank): the worst at the top.
+private struct CandidateHeap {
+  let storage: UnsafeMutableBufferPointer<Candidate>
+  let capacity: Int
+  var count = 0
+
+  init(storage: UnsafeMutableBufferPointer<Candidate>, capacity: Int) {
+    self.storage = storage
+    self.capacity = capacity
   }
 
   /// Keeps a candidate if the heap has room or it ranks before the worst kept.
-  @inline(__always)
   mutating func offer(_ candidate: Candidate) {
-    if heapCount < capacity {
-      var child = heapCount
-      heapCount += 1
+    if count < capacity {
+      var child = count
+      count += 1
       while child > 0 {
         let parent = (child - 1) / 2
-        guard heap[parent].ranksBefore(candidate) else { break }
-        heap[child] = heap[parent]
+        guard storage[parent].ranksBefore(candidate) else { break }
+        storage[child] = storage[parent]
         child = parent
       }
-      heap[child] = candidate
-      if heapCount == capacity { updateBound() }
-    } else if candidate.ranksBefore(heap[0]) {
-      siftDown(candidate, count: heapCount)
-      updateBound()
+      storage[child] = candidate
+    } else if candidate.ranksBefore(storage[0]) {
+      siftDown(candidate, count: count)
     }
   }
 
-  @inline(__always)
-  mutating func updateBound() {
-    bound = 4 * heap[0].haversine + NearestNeighborIndex.chordSquaredMargin
-  }
-
-  /// Places `candidate` at the top of the heap's first `count` slots and restores the order.
-  @inline(__always)
-  func siftDown(_ candidate: Candidate, count: Int) {
+  /// Places `candidate` at the top of the first `count` slots and restores the heap order.
+  private func siftDown(_ candidate: Candidate, count: Int) {
     var parent = 0
     while true {
       var child = 2 * parent + 1
       if child >= count { break }
-      if child + 1 < count && heap[child].ranksBefore(heap[child + 1]) { child += 1 }
-      guard candidate.ranksBefore(heap[child]) else { break }
-      heap[parent] = heap[child]
+      if child + 1 < count && storage[child].ranksBefore(storage[child + 1]) { child += 1 }
+      guard candidate.ranksBefore(storage[child]) else { break }
+      storage[parent] = storage[child]
       parent = child
     }
-    heap[parent] = candidate
+    storage[parent] = candidate
   }
 
   /// Turns the heap into the results, best first (heapsort).
-  func sortHeap() {
-    var count = heapCount
-    while count > 1 {
-      count -= 1
-      let worst = heap[0]
-      siftDown(heap[count], count: count)
-      heap[count] = worst
+  func sort() {
+    var remaining = count
+    while remaining > 1 {
+      remaining -= 1
+      let worst = storage[0]
+      siftDown(storage[remaining], count: remaining)
+      storage[remaining] = worst
     }
   }
 }

@@ -66,6 +66,21 @@ import Testing
     #expect(found[2].distanceInMiles > 6.9 && found[2].distanceInMiles < 7)
   }
 
+  /// More points at distance 0 than a query first makes room for: it must grow and still rank
+  /// them all by id.
+  @Test(arguments: [1, 3, 7, 150])
+  func manyIdenticalPointsAreRankedByID(k: Int) {
+    let spot = GeoPoint(latitude: -33.87, longitude: 151.21)
+    let points =
+      Array(repeating: spot, count: 200) + [GeoPoint(latitude: -33.8, longitude: 151.2)]
+    let ids = (0..<201).map { "d" + String(1000 - $0) }
+    let index = NearestNeighborIndex(points: points, ids: ids)
+    let found = index.nearest(toPointAt: 0, count: k)
+    #expect(found.map(\.index) == Array((200 - k)..<200).reversed())
+    #expect(found.allSatisfy { $0.distanceInMiles == 0 })
+    #expect(found == bruteForceNearest(to: spot, in: points, ids: ids, count: k, excluding: 0))
+  }
+
   @Test func equalDistancesAreOrderedByID() {
     let index = NearestNeighborIndex(
       points: [
@@ -140,6 +155,12 @@ import Testing
     for pointIndex in points.indices {
       #expect(all[pointIndex] == index.nearest(toPointAt: pointIndex, count: 3))
     }
+    var visited = Set<Int>()
+    index.forEachPoint(withNearest: 3) { pointIndex, neighbors in
+      visited.insert(pointIndex)
+      #expect(Array(neighbors) == all[pointIndex])
+    }
+    #expect(visited == Set(points.indices))
   }
 
   @Test func aReusedQueryGivesTheSameAnswersAsFreshOnes() {
