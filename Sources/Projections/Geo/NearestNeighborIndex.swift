@@ -281,10 +281,19 @@ extension NearestNeighborIndex {
     /// scan: rounding is monotonic, and each term here is a difference the scan also bounds.
     @inline(__always)
     func distanceSquared(x: Double, y: Double, z: Double) -> Double {
-      let dx = Swift.max(0, Double(minimumX) - x, x - Double(maximumX))
-      let dy = Swift.max(0, Double(minimumY) - y, y - Double(maximumY))
-      let dz = Swift.max(0, Double(minimumZ) - z, z - Double(maximumZ))
+      let dx = Self.gap(x, minimumX, maximumX)
+      let dy = Self.gap(y, minimumY, maximumY)
+      let dz = Self.gap(z, minimumZ, maximumZ)
       return dx * dx + dy * dy + dz * dz
+    }
+
+    /// How far `value` lies outside [minimum, maximum], 0 inside.
+    @inline(__always)
+    private static func gap(_ value: Double, _ minimum: Float, _ maximum: Float) -> Double {
+      let below = Double(minimum) - value
+      let above = value - Double(maximum)
+      // Plain comparisons rather than `max`, which also orders NaNs and branches more.
+      return below > 0 ? below : (above > 0 ? above : 0)
     }
   }
 }

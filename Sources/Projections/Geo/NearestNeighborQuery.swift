@@ -295,7 +295,7 @@ private struct Walk {
       scan(Int(node.start)..<node.end)
       return
     }
-    let left = nodeIndex + 1
+    let left = nodeIndex &+ 1
     let right = node.rightChild
     let leftDistance = nodes[left].distanceSquared(x: x, y: y, z: z)
     let rightDistance = nodes[right].distanceSquared(x: x, y: y, z: z)
@@ -312,9 +312,11 @@ private struct Walk {
   @inline(__always)
   mutating func scan(_ positions: Range<Int>) {
     for position in positions {
-      let dx = unitVectors[3 * position] - x
-      let dy = unitVectors[3 * position + 1] - y
-      let dz = unitVectors[3 * position + 2] - z
+      // Positions are below 2³¹, so three times one plus 2 cannot overflow.
+      let offset = 3 &* position
+      let dx = unitVectors[offset] - x
+      let dy = unitVectors[offset &+ 1] - y
+      let dz = unitVectors[offset &+ 2] - z
       let chordSquared = dx * dx + dy * dy + dz * dz
       if chordSquared > bound || position == excludedPosition { continue }
       if setAsideCount == setAside.count {
