@@ -1,5 +1,3 @@
-import Foundation
-
 /// A static spatial index that answers "which points are nearest to this one" exactly, by
 /// great-circle distance.
 ///
@@ -118,7 +116,7 @@ public struct NearestNeighborIndex: Sendable {
   /// The `k` points nearest to a position, optionally leaving out one point.
   ///
   /// - Parameters:
-  ///   - point: Any position, in degrees.
+  ///   - point: Any position, in degrees (latitude in [-90, 90], longitude in [-180, 180]).
   ///   - k: How many neighbours to return; fewer when the index has no more points.
   ///   - excluding: The index of a point to leave out, or `nil` to consider every point.
   /// - Returns: Up to `k` neighbours, by Haversine distance ascending, then by id.
@@ -161,139 +159,5 @@ public struct NearestNeighborIndex: Sendable {
       results[pointIndex] = Array(neighbors)
     }
     return results
-  }
-}
-
-/// One point found near a query: which point, and how far away.
-public struct Neighbor: Hashable, Sendable {
-  /// The point's index in the points the index was built from.
-  public var index: Int
-
-  /// The point's id.
-  public var id: String
-
-  /// The Haversine distance from the query, in miles (see ``Haversine/earthRadiusMiles``).
-  public var distanceInMiles: Double
-
-  /// Creates a neighbour.
-  ///
-  /// - Parameters:
-  ///   - index: The point's index.
-  ///   - id: The point's id.
-  ///   - distanceInMiles: The distance from the query, in miles.
-  public init(index: Int, id: String, distanceInMiles: Double) {
-    self.index = index
-    self.id = id
-    self.distanceInMiles = distanceInMiles
-  }
-}
-
-extension NearestNeighborIndex {
-  /// The index's immutable arrays; a point's position is its place in tree order.
-  final class Storage: Sendable {
-    /// The points' ids, by point index.
-    let ids: [String]
-
-    /// The tree, in depth-first order: a node's left child directly follows it.
-    let nodes: [Node]
-
-    /// Unit vectors as x, y, z, by position, so that a leaf's points are contiguous.
-    let unitVectors: [Double]
-
-    /// Latitude and longitude in degrees and the cosine of the latitude, by position.
-    let angles: [Double]
-
-    /// Each position's rank in (id, point index) order, so that ties compare two integers.
-    let ranks: [Int32]
-
-    /// The point index at each position.
-    let pointIndices: [Int32]
-
-    /// The position of each point index.
-    let positions: [Int32]
-
-    init(
-      ids: [String], nodes: [Node], unitVectors: [Double], angles: [Double], ranks: [Int32],
-      pointIndices: [Int32], positions: [Int32]
-    ) {
-      self.ids = ids
-      self.nodes = nodes
-      self.unitVectors = unitVectors
-      self.angles = angles
-      self.ranks = ranks
-      self.pointIndices = pointIndices
-      self.positions = positions
-    }
-  }
-
-  /// A tree node: the bounding box of its points' unit vectors, and where its children or
-  /// points are. 32 bytes, so that two fit in a cache line.
-  struct Node: Sendable {
-    /// The box, in single precision rounded outwards, so that it still holds every vector.
-    var minimumX: Float
-    var minimumY: Float
-    var minimumZ: Float
-    var maximumX: Float
-    var maximumY: Float
-    var maximumZ: Float
-    /// The first position covered.
-    var start: Int32
-    /// For an inner node, its right child's node index (its left child follows it); for a
-    /// leaf, minus one past its last position.
-    var link: Int32
-
-    /// Creates a node for a box in double precision.
-    init(
-      minimum: (x: Double, y: Double, z: Double), maximum: (x: Double, y: Double, z: Double),
-      start: Int, link: Int
-    ) {
-      minimumX = Self.roundedDown(minimum.x)
-      minimumY = Self.roundedDown(minimum.y)
-      minimumZ = Self.roundedDown(minimum.z)
-      maximumX = Self.roundedUp(maximum.x)
-      maximumY = Self.roundedUp(maximum.y)
-      maximumZ = Self.roundedUp(maximum.z)
-      self.start = Int32(start)
-      self.link = Int32(link)
-    }
-
-    var isLeaf: Bool { link < 0 }
-
-    /// One past the last position of a leaf.
-    var end: Int { -Int(link) }
-
-    /// The right child of an inner node.
-    var rightChild: Int { Int(link) }
-
-    private static func roundedDown(_ value: Double) -> Float {
-      let rounded = Float(value)
-      return Double(rounded) > value ? rounded.nextDown : rounded
-    }
-
-    private static func roundedUp(_ value: Double) -> Float {
-      let rounded = Float(value)
-      return Double(rounded) < value ? rounded.nextUp : rounded
-    }
-
-    /// The squared distance from a vector to the nearest point of the box, 0 inside it.
-    ///
-    /// Never more than the squared distance to any vector in the box as computed by the leaf
-    /// scan: rounding is monotonic, and each term here is a difference the scan also bounds.
-    @inline(__always)
-    func distanceSquared(x: Double, y: Double, z: Double) -> Double {
-      let dx = Self.gap(x, minimumX, maximumX)
-      let dy = Self.gap(y, minimumY, maximumY)
-      let dz = Self.gap(z, minimumZ, maximumZ)
-      return dx * dx + dy * dy + dz * dz
-    }
-
-    /// How far `value` lies outside [minimum, maximum], 0 inside.
-    @inline(__always)
-    private static func gap(_ value: Double, _ minimum: Float, _ maximum: Float) -> Double {
-      let below = Double(minimum) - value
-      let above = value - Double(maximum)
-      // Plain comparisons rather than `max`, which also orders NaNs and branches more.
-      return below > 0 ? below : (above > 0 ? above : 0)
-    }
   }
 }

@@ -78,8 +78,13 @@ public struct NearestNeighborQuery: Sendable {
   ///   - point: Any position, in degrees.
   ///   - k: How many neighbours to find; fewer when the index has no more points.
   ///   - excluding: The index of a point to leave out, or `nil` to consider every point.
-  /// - Precondition: `excluding`, if given, is a valid point index, and `k` is not negative.
+  /// - Precondition: The latitude is in [-90, 90] and the longitude in [-180, 180];
+  ///   `excluding`, if given, is a valid point index; `k` is not negative.
   public mutating func findNearest(to point: GeoPoint, count k: Int, excluding: Int? = nil) {
+    precondition(
+      (-90...90).contains(point.latitude) && (-180...180).contains(point.longitude),
+      "query has latitude \(point.latitude), longitude \(point.longitude); expected a latitude "
+        + "in [-90, 90] and a longitude in [-180, 180]")
     var excludedPosition = -1
     if let excluding {
       precondition(
@@ -108,6 +113,8 @@ public struct NearestNeighborQuery: Sendable {
     if candidates.count < wanted {
       let filler = Candidate(distance: 0, rank: 0, position: 0)
       candidates.append(contentsOf: repeatElement(filler, count: wanted - candidates.count))
+    }
+    if smallestChords.count < wanted {
       smallestChords.append(contentsOf: repeatElement(0, count: wanted - smallestChords.count))
     }
     // Everything is set aside when every point is wanted; otherwise start small and grow.

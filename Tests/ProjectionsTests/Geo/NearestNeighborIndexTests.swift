@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Projections
@@ -49,6 +50,31 @@ import Testing
         #expect(
           index.nearest(to: position, count: k, excluding: excluding) == expected,
           "\(distribution) size \(size) seed \(seed): query \(queryNumber), k \(k)")
+      }
+    }
+  }
+
+  /// A wider sweep over many seeds, run when `GEO_SWEEP` is set to a number of seeds:
+  /// `GEO_SWEEP=300 swift test --filter manySeedsEqualBruteForce`.
+  @Test(.enabled(if: ProcessInfo.processInfo.environment["GEO_SWEEP"] != nil))
+  func manySeedsEqualBruteForce() {
+    let seedCount = Int(ProcessInfo.processInfo.environment["GEO_SWEEP"] ?? "") ?? 100
+    for seed in UInt64(0)..<UInt64(seedCount) {
+      var generator = SplitMix64(seed: 0x5EED_5EED_0000 &+ seed)
+      let distribution = PointDistribution.allCases.randomElement(using: &generator) ?? .mixed
+      let size = Int.random(in: 1...600, using: &generator)
+      let points = makePoints(distribution, count: size, using: &generator)
+      let ids = makeIDs(count: size, using: &generator)
+      let index = NearestNeighborIndex(points: points, ids: ids)
+      var query = NearestNeighborQuery(index: index)
+      for pointIndex in points.indices {
+        let k = Int.random(in: 1...12, using: &generator)
+        query.findNearest(toPointAt: pointIndex, count: k)
+        let expected = bruteForceNearest(
+          to: points[pointIndex], in: points, ids: ids, count: k, excluding: pointIndex)
+        #expect(
+          Array(query.neighbors) == expected,
+          "seed \(0x5EED_5EED_0000 &+ seed) \(distribution) size \(size): point \(pointIndex)")
       }
     }
   }
