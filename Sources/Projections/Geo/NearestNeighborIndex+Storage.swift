@@ -10,11 +10,8 @@ extension NearestNeighborIndex {
     /// Unit vectors as x, y, z, by position, so that a leaf's points are contiguous.
     let unitVectors: [Double]
 
-    /// Latitude and longitude in degrees and the cosine of the latitude, by position.
-    let angles: [Double]
-
-    /// Each position's rank in (id, point index) order, so that ties compare two integers.
-    let ranks: [Int32]
+    /// What ranking a point takes, by position: one 32-byte record, so one cache line.
+    let records: [PointRecord]
 
     /// The point index at each position.
     let pointIndices: [Int32]
@@ -23,17 +20,28 @@ extension NearestNeighborIndex {
     let positions: [Int32]
 
     init(
-      ids: [String], nodes: [Node], unitVectors: [Double], angles: [Double], ranks: [Int32],
+      ids: [String], nodes: [Node], unitVectors: [Double], records: [PointRecord],
       pointIndices: [Int32], positions: [Int32]
     ) {
       self.ids = ids
       self.nodes = nodes
       self.unitVectors = unitVectors
-      self.angles = angles
-      self.ranks = ranks
+      self.records = records
       self.pointIndices = pointIndices
       self.positions = positions
     }
+  }
+
+  /// What ranking a point by Haversine distance and id takes.
+  struct PointRecord: Sendable {
+    /// The latitude in degrees.
+    var latitude: Double
+    /// The longitude in degrees.
+    var longitude: Double
+    /// The cosine of the latitude, as the Haversine formula computes it.
+    var cosine: Double
+    /// The point's rank in (id, point index) order, so that ties compare two integers.
+    var rank: Int32
   }
 
   /// A tree node: the bounding box of its points' unit vectors, and where its children or

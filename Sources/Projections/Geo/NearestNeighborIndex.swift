@@ -72,29 +72,29 @@ public struct NearestNeighborIndex: Sendable {
     let count = points.count
 
     var unitVectors = [Double](repeating: 0, count: 3 * count)
-    var angles = [Double](repeating: 0, count: 3 * count)
+    var records = [PointRecord](
+      repeating: PointRecord(latitude: 0, longitude: 0, cosine: 0, rank: 0), count: count)
     var positions = [Int32](repeating: 0, count: count)
     for (position, pointIndex) in order.enumerated() {
       let point = Int(pointIndex)
       unitVectors[3 * position] = builder.xs[point]
       unitVectors[3 * position + 1] = builder.ys[point]
       unitVectors[3 * position + 2] = builder.zs[point]
-      angles[3 * position] = points[point].latitude
-      angles[3 * position + 1] = points[point].longitude
-      angles[3 * position + 2] = builder.cosines[point]
+      records[position] = PointRecord(
+        latitude: points[point].latitude, longitude: points[point].longitude,
+        cosine: builder.cosines[point], rank: 0)
       positions[point] = Int32(position)
     }
 
     let byID = (0..<count).sorted { left, right in
       ids[left] != ids[right] ? ids[left] < ids[right] : left < right
     }
-    var ranks = [Int32](repeating: 0, count: count)
     for (rank, point) in byID.enumerated() {
-      ranks[Int(positions[point])] = Int32(rank)
+      records[Int(positions[point])].rank = Int32(rank)
     }
 
     storage = Storage(
-      ids: ids, nodes: builder.nodes, unitVectors: unitVectors, angles: angles, ranks: ranks,
+      ids: ids, nodes: builder.nodes, unitVectors: unitVectors, records: records,
       pointIndices: order, positions: positions)
   }
 

@@ -62,12 +62,12 @@ public struct NearestNeighborQuery: Sendable {
       "point index \(pointIndex) is out of range 0..<\(index.count)")
     let storage = index.storage
     let position = Int(storage.positions[pointIndex])
+    let record = storage.records[position]
     search(
       Probe(
         x: storage.unitVectors[3 * position], y: storage.unitVectors[3 * position + 1],
-        z: storage.unitVectors[3 * position + 2], latitude: storage.angles[3 * position],
-        longitude: storage.angles[3 * position + 1], cosine: storage.angles[3 * position + 2],
-        excludedPosition: position),
+        z: storage.unitVectors[3 * position + 2], latitude: record.latitude,
+        longitude: record.longitude, cosine: record.cosine, excludedPosition: position),
       count: k)
   }
 
@@ -163,24 +163,21 @@ public struct NearestNeighborQuery: Sendable {
     let storage = index.storage
     return candidates.withUnsafeMutableBufferPointer { candidates in
       setAside.withUnsafeBufferPointer { setAside in
-        storage.angles.withUnsafeBufferPointer { angles in
-          storage.ranks.withUnsafeBufferPointer { ranks in
-            var heap = CandidateHeap(storage: candidates, capacity: k)
-            for point in setAside[0..<setAsideCount] where point.chordSquared <= bound {
-              let position = Int(point.position)
-              let haversine = Haversine.haversine(
-                latitude: probe.latitude, longitude: probe.longitude,
-                cosineOfLatitude: probe.cosine, otherLatitude: angles[3 * position],
-                otherLongitude: angles[3 * position + 1],
-                otherCosineOfLatitude: angles[3 * position + 2])
-              heap.offer(
-                Candidate(
-                  distance: Haversine.distanceInMiles(haversine: haversine),
-                  rank: ranks[position], position: point.position))
-            }
-            heap.sort()
-            return heap.count
+        storage.records.withUnsafeBufferPointer { records in
+          var heap = CandidateHeap(storage: candidates, capacity: k)
+          for point in setAside[0..<setAsideCount] where point.chordSquared <= bound {
+            let record = records[Int(point.position)]
+            let haversine = Haversine.haversine(
+              latitude: probe.latitude, longitude: probe.longitude,
+              cosineOfLatitude: probe.cosine, otherLatitude: record.latitude,
+              otherLongitude: record.longitude, otherCosineOfLatitude: record.cosine)
+            heap.offer(
+              Candidate(
+                distance: Haversine.distanceInMiles(haversine: haversine), rank: record.rank,
+                position: point.position))
           }
+          heap.sort()
+          return heap.count
         }
       }
     }
