@@ -13,8 +13,14 @@ extension NearestNeighborIndex {
     /// Point indices, rearranged into tree order as the tree is built.
     var order: [Int32]
 
-    /// The nodes, in depth-first order.
+    /// The inner nodes, in depth-first order.
     var nodes: [Node] = []
+
+    /// Where each leaf's positions start, then the number of points.
+    var leafStarts: [Int32] = []
+
+    /// The root, encoded as in ``Node``.
+    var root: Int32 = 0
 
     init(points: [GeoPoint]) {
       xs = []
@@ -43,13 +49,15 @@ extension NearestNeighborIndex {
     ///   median selections, and there are O(log *n*) levels.
     mutating func build() {
       guard !order.isEmpty else { return }
-      nodes.reserveCapacity(2 * (order.count / NearestNeighborIndex.leafSize + 1))
-      buildNode(start: 0, end: order.count)
+      nodes.reserveCapacity(order.count / NearestNeighborIndex.leafSize + 1)
+      leafStarts.reserveCapacity(order.count / NearestNeighborIndex.leafSize * 2 + 2)
+      root = buildSubtree(start: 0, end: order.count).reference
+      leafStarts.append(Int32(order.count))
     }
 
-    /// Builds the subtree over `order[start..<end]`, returning its node index.
-    @discardableResult
-    private mutating func buildNode(start: Int, end: Int) -> Int {
+    /// Builds the subtree over `order[start..<end]`, returning its reference (see ``Node``)
+    /// and bounding box.
+    private mutating func buildSubtree(start: Int, end: Int) -> (reference: Int32, box: Box) {
       var minimum = (x: Double.infinity, y: Double.infinity, z: Double.infinity)
       var maximum = (x: -Double.infinity, y: -Double.infinity, z: -Double.infinity)
       for position in start..<end {
@@ -61,29 +69,33 @@ extension NearestNeighborIndex {
         maximum.y = Swift.max(maximum.y, ys[point])
         maximum.z = Swift.max(maximum.z, zs[point])
       }
-      let nodeIndex = nodes.count
-      nodes.append(Node(minimum: minimum, maximum: maximum, start: start, link: -end))
+      let box = Box(minimum: minimum, maximum: maximum)
 
       let extentX = maximum.x - minimum.x
       let extentY = maximum.y - minimum.y
       let extentZ = maximum.z - minimum.z
-      let widest = extentY > extentX ? (extentZ > extentY ? 2 : 1) : (extentZ > extentX ? 2 : 0)
       // Identical points cannot be told apart by any split: keep them in one leaf.
       guard end - start > NearestNeighborIndex.leafSize, Swift.max(extentX, extentY, extentZ) > 0
       else {
-        return nodeIndex
+        leafStarts.append(Int32(start))
+        return (~Int32(leafStarts.count - 1), box)
       }
 
       let middle = (start + end) / 2
-      switch widest {
-      case 0: select(middle, in: start..<end, by: xs)
-      case 1: select(middle, in: start..<end, by: ys)
-      default: select(middle, in: start..<end, by: zs)
+      if extentX >= extentY && extentX >= extentZ {
+        select(middle, in: start..<end, by: xs)
+      } else if extentY >= extentZ {
+        select(middle, in: start..<end, by: ys)
+      } else {
+        select(middle, in: start..<end, by: zs)
       }
-      buildNode(start: start, end: middle)
-      let rightChild = buildNode(start: middle, end: end)
-      nodes[nodeIndex].link = Int32(rightChild)
-      return nodeIndex
+      let nodeIndex = nodes.count
+      nodes.append(Node(leftBox: box, rightBox: box, left: 0, right: 0))
+      let left = buildSubtree(start: start, end: middle)
+      let right = buildSubtree(start: middle, end: end)
+      nodes[nodeIndex] = Node(
+        leftBox: left.box, rightBox: right.box, left: left.reference, right: right.reference)
+      return (Int32(nodeIndex), box)
     }
 
     /// Rearranges `order[range]` so that the point at `target` has the key it would have if

@@ -4,8 +4,14 @@ extension NearestNeighborIndex {
     /// The points' ids, by point index.
     let ids: [String]
 
-    /// The tree, in depth-first order: a node's left child directly follows it.
+    /// The inner nodes, in depth-first order (empty when the root is a leaf).
     let nodes: [Node]
+
+    /// The root: an inner node or a leaf, encoded as in ``Node``.
+    let root: Int32
+
+    /// Where each leaf's positions start, in order, then the number of points.
+    let leafStarts: [Int32]
 
     /// Unit vectors as x, y, z, by position, so that a leaf's points are contiguous.
     let unitVectors: [Double]
@@ -20,11 +26,14 @@ extension NearestNeighborIndex {
     let positions: [Int32]
 
     init(
-      ids: [String], nodes: [Node], unitVectors: [Double], records: [PointRecord],
+      ids: [String], nodes: [Node], root: Int32, leafStarts: [Int32], unitVectors: [Double],
+      records: [PointRecord],
       pointIndices: [Int32], positions: [Int32]
     ) {
       self.ids = ids
       self.nodes = nodes
+      self.root = root
+      self.leafStarts = leafStarts
       self.unitVectors = unitVectors
       self.records = records
       self.pointIndices = pointIndices
@@ -44,44 +53,38 @@ extension NearestNeighborIndex {
     var rank: Int32
   }
 
-  /// A tree node: the bounding box of its points' unit vectors, and where its children or
-  /// points are. 32 bytes, so that two fit in a cache line.
+  /// An inner node of the tree: the bounding boxes of both children's unit vectors and where
+  /// the children are, so that visiting a node reads one 56-byte record.
+  ///
+  /// A child is an inner node's index when it is 0 or more, and the bitwise complement of a
+  /// leaf's index when negative; leaf `i` holds the positions
+  /// `leafStarts[i]..<leafStarts[i + 1]`.
   struct Node: Sendable {
-    /// The box, in single precision rounded outwards, so that it still holds every vector.
+    var leftBox: Box
+    var rightBox: Box
+    var left: Int32
+    var right: Int32
+  }
+
+  /// An axis-aligned box around unit vectors, in single precision rounded outwards so that it
+  /// still holds every vector: 24 bytes instead of 48.
+  struct Box: Sendable {
     var minimumX: Float
     var minimumY: Float
     var minimumZ: Float
     var maximumX: Float
     var maximumY: Float
     var maximumZ: Float
-    /// The first position covered.
-    var start: Int32
-    /// For an inner node, its right child's node index (its left child follows it); for a
-    /// leaf, minus one past its last position.
-    var link: Int32
 
-    /// Creates a node for a box in double precision.
-    init(
-      minimum: (x: Double, y: Double, z: Double), maximum: (x: Double, y: Double, z: Double),
-      start: Int, link: Int
-    ) {
+    /// Creates the smallest single-precision box holding a double-precision one.
+    init(minimum: (x: Double, y: Double, z: Double), maximum: (x: Double, y: Double, z: Double)) {
       minimumX = Self.roundedDown(minimum.x)
       minimumY = Self.roundedDown(minimum.y)
       minimumZ = Self.roundedDown(minimum.z)
       maximumX = Self.roundedUp(maximum.x)
       maximumY = Self.roundedUp(maximum.y)
       maximumZ = Self.roundedUp(maximum.z)
-      self.start = Int32(start)
-      self.link = Int32(link)
     }
-
-    var isLeaf: Bool { link < 0 }
-
-    /// One past the last position of a leaf.
-    var end: Int { -Int(link) }
-
-    /// The right child of an inner node.
-    var rightChild: Int { Int(link) }
 
     private static func roundedDown(_ value: Double) -> Float {
       let rounded = Float(value)
@@ -95,8 +98,9 @@ extension NearestNeighborIndex {
 
     /// The squared distance from a vector to the nearest point of the box, 0 inside it.
     ///
-    /// Never more than the squared distance to any vector in the box as computed by the leaf
-    /// scan: rounding is monotonic, and each term here is a difference the scan also bounds.
+    /// Never more than the squared distance to any vector in the box as the leaf scan computes
+    /// it: each term here is a difference the scan's bounds from below, and rounding is
+    /// monotonic.
     @inline(__always)
     func distanceSquared(x: Double, y: Double, z: Double) -> Double {
       let dx = Self.gap(x, minimumX, maximumX)

@@ -94,7 +94,8 @@ public struct NearestNeighborIndex: Sendable {
     }
 
     storage = Storage(
-      ids: ids, nodes: builder.nodes, unitVectors: unitVectors, records: records,
+      ids: ids, nodes: builder.nodes, root: builder.root, leafStarts: builder.leafStarts,
+      unitVectors: unitVectors, records: records,
       pointIndices: order, positions: positions)
   }
 

@@ -143,12 +143,14 @@ public struct NearestNeighborQuery: Sendable {
     return smallestChords.withUnsafeMutableBufferPointer { smallestChords in
       setAside.withUnsafeMutableBufferPointer { setAside in
         storage.nodes.withUnsafeBufferPointer { nodes in
-          storage.unitVectors.withUnsafeBufferPointer { unitVectors in
-            var walk = Walk(
-              nodes: nodes, unitVectors: unitVectors, smallestChords: smallestChords,
-              setAside: setAside, capacity: k, probe: probe)
-            walk.visit(0)
-            return walk.isOutOfRoom ? nil : (walk.setAsideCount, walk.bound)
+          storage.leafStarts.withUnsafeBufferPointer { leafStarts in
+            storage.unitVectors.withUnsafeBufferPointer { unitVectors in
+              var walk = Walk(
+                nodes: nodes, leafStarts: leafStarts, unitVectors: unitVectors,
+                smallestChords: smallestChords, setAside: setAside, capacity: k, probe: probe)
+              walk.visit(storage.root)
+              return walk.isOutOfRoom ? nil : (walk.setAsideCount, walk.bound)
+            }
           }
         }
       }
@@ -258,6 +260,7 @@ private struct Candidate: Sendable {
 /// The tree walk of one query, on the index's storage without copies or bounds checks.
 private struct Walk {
   let nodes: UnsafeBufferPointer<NearestNeighborIndex.Node>
+  let leafStarts: UnsafeBufferPointer<Int32>
   let unitVectors: UnsafeBufferPointer<Double>
   /// A max-heap of the smallest squared chords so far: the largest at the top.
   let smallestChords: UnsafeMutableBufferPointer<Double>
@@ -276,11 +279,12 @@ private struct Walk {
   var bound = Double.infinity
 
   init(
-    nodes: UnsafeBufferPointer<NearestNeighborIndex.Node>,
+    nodes: UnsafeBufferPointer<NearestNeighborIndex.Node>, leafStarts: UnsafeBufferPointer<Int32>,
     unitVectors: UnsafeBufferPointer<Double>, smallestChords: UnsafeMutableBufferPointer<Double>,
     setAside: UnsafeMutableBufferPointer<SetAsidePoint>, capacity: Int, probe: Probe
   ) {
     self.nodes = nodes
+    self.leafStarts = leafStarts
     self.unitVectors = unitVectors
     self.smallestChords = smallestChords
     self.setAside = setAside
@@ -291,24 +295,23 @@ private struct Walk {
     self.excludedPosition = probe.excludedPosition
   }
 
-  /// Walks the subtree at `nodeIndex`, nearer child first, skipping any child whose box is
-  /// beyond the bound.
-  mutating func visit(_ nodeIndex: Int) {
-    let node = nodes[nodeIndex]
-    if node.isLeaf {
-      scan(Int(node.start)..<node.end)
+  /// Walks a subtree (encoded as in ``NearestNeighborIndex/Node``), nearer child first,
+  /// skipping any child whose box is beyond the bound.
+  mutating func visit(_ reference: Int32) {
+    if reference < 0 {
+      let leaf = Int(~reference)
+      scan(Int(leafStarts[leaf])..<Int(leafStarts[leaf &+ 1]))
       return
     }
-    let left = nodeIndex &+ 1
-    let right = node.rightChild
-    let leftDistance = nodes[left].distanceSquared(x: x, y: y, z: z)
-    let rightDistance = nodes[right].distanceSquared(x: x, y: y, z: z)
+    let node = nodes[Int(reference)]
+    let leftDistance = node.leftBox.distanceSquared(x: x, y: y, z: z)
+    let rightDistance = node.rightBox.distanceSquared(x: x, y: y, z: z)
     if leftDistance <= rightDistance {
-      if leftDistance <= bound { visit(left) }
-      if rightDistance <= bound && !isOutOfRoom { visit(right) }
+      if leftDistance <= bound { visit(node.left) }
+      if rightDistance <= bound && !isOutOfRoom { visit(node.right) }
     } else {
-      if rightDistance <= bound { visit(right) }
-      if leftDistance <= bound && !isOutOfRoom { visit(left) }
+      if rightDistance <= bound { visit(node.right) }
+      if leftDistance <= bound && !isOutOfRoom { visit(node.left) }
     }
   }
 
