@@ -66,10 +66,18 @@ public struct NearestNeighborIndex: Sendable {
         "point \(index) has latitude \(point.latitude), longitude \(point.longitude); expected "
           + "a latitude in [-90, 90] and a longitude in [-180, 180]")
     }
-    var builder = TreeBuilder(points: points)
+    let count = points.count
+    var ranks = [Int32](repeating: 0, count: count)
+    let byID = (0..<count).sorted { left, right in
+      ids[left] != ids[right] ? ids[left] < ids[right] : left < right
+    }
+    for (rank, point) in byID.enumerated() {
+      ranks[point] = Int32(rank)
+    }
+
+    var builder = TreeBuilder(points: points, ranks: ranks)
     builder.build()
     let order = builder.order
-    let count = points.count
 
     var unitVectors = [Double](repeating: 0, count: 3 * count)
     var records = [PointRecord](
@@ -82,15 +90,8 @@ public struct NearestNeighborIndex: Sendable {
       unitVectors[3 * position + 2] = builder.zs[point]
       records[position] = PointRecord(
         latitude: points[point].latitude, longitude: points[point].longitude,
-        cosine: builder.cosines[point], rank: 0)
+        cosine: builder.cosines[point], rank: ranks[point])
       positions[point] = Int32(position)
-    }
-
-    let byID = (0..<count).sorted { left, right in
-      ids[left] != ids[right] ? ids[left] < ids[right] : left < right
-    }
-    for (rank, point) in byID.enumerated() {
-      records[Int(positions[point])].rank = Int32(rank)
     }
 
     storage = Storage(

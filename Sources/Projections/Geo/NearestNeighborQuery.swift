@@ -299,8 +299,13 @@ private struct Walk {
   /// skipping any child whose box is beyond the bound.
   mutating func visit(_ reference: Int32) {
     if reference < 0 {
-      let leaf = Int(~reference)
-      scan(Int(leafStarts[leaf])..<Int(leafStarts[leaf &+ 1]))
+      let leaf = Int(~reference >> 1)
+      let positions = Int(leafStarts[leaf])..<Int(leafStarts[leaf &+ 1])
+      if ~reference & 1 == 0 {
+        scan(positions)
+      } else {
+        scanIdentical(positions)
+      }
       return
     }
     let node = nodes[Int(reference)]
@@ -336,6 +341,32 @@ private struct Walk {
       setAside[setAsideCount] = SetAsidePoint(
         chordSquared: chordSquared, position: Int32(position))
       setAsideCount += 1
+      keep(chordSquared)
+    }
+  }
+
+  /// Sets aside the first `capacity` points of a leaf of identical points, ordered by id rank,
+  /// if they are within the bound: the others are as far and rank after them.
+  mutating func scanIdentical(_ positions: Range<Int>) {
+    let offset = 3 &* positions.lowerBound
+    let dx = unitVectors[offset] - x
+    let dy = unitVectors[offset &+ 1] - y
+    let dz = unitVectors[offset &+ 2] - z
+    let chordSquared = dx * dx + dy * dy + dz * dz
+    var taken = 0
+    for position in positions where position != excludedPosition {
+      if chordSquared > bound || taken == capacity { return }
+      if setAsideCount == setAside.count {
+        dropPointsBeyondBound()
+        if setAsideCount == setAside.count {
+          isOutOfRoom = true
+          return
+        }
+      }
+      setAside[setAsideCount] = SetAsidePoint(
+        chordSquared: chordSquared, position: Int32(position))
+      setAsideCount += 1
+      taken += 1
       keep(chordSquared)
     }
   }
