@@ -17,8 +17,8 @@ import Foundation
 /// Ranking and exclusion are those of ``NearestNeighborIndex``.
 ///
 /// A search runs in two steps. The tree walk ranks points by squared chord only, keeping the
-/// `k` smallest, and sets aside every point whose chord is within the k-th smallest plus the
-/// safety margin (``NearestNeighborIndex/chordSquaredMargin``) when it is reached. Then only
+/// `k` smallest, and sets aside every point whose chord is within the k-th smallest plus a
+/// safety margin (``NearestNeighborIndex/pruningBound(squaredChord:)``) when it is reached. Then only
 /// the points set aside that are still within the final bound, usually `k` or a few more, get
 /// their Haversine distance and are ranked by (distance, id).
 public struct NearestNeighborQuery: Sendable {
@@ -275,7 +275,7 @@ private struct Walk {
   var isOutOfRoom = false
   /// A squared chord beyond which no point can rank among the best: infinite until `capacity`
   /// chords are known, then the largest of them plus the safety margin
-  /// (``NearestNeighborIndex/chordSquaredMargin``).
+  /// (``NearestNeighborIndex/pruningBound(squaredChord:)``).
   var bound = Double.infinity
 
   init(
@@ -401,7 +401,7 @@ private struct Walk {
     } else {
       return
     }
-    bound = smallestChords[0] + NearestNeighborIndex.chordSquaredMargin
+    bound = NearestNeighborIndex.pruningBound(squaredChord: smallestChords[0])
   }
 
   /// Forgets the points set aside that the bound has since moved past.
