@@ -53,8 +53,9 @@ extension NearestNeighborIndex {
 
     /// Builds every node.
     ///
-    /// - Complexity: O(*n* log *n*): each level of the tree costs O(*n*) for the boxes and the
-    ///   median selections, and there are O(log *n*) levels.
+    /// - Complexity: O(*n* log *n*) expected: each level of the tree costs O(*n*) for the
+    ///   boxes and the median selections (quickselect, expected linear), and there are
+    ///   O(log *n*) levels.
     mutating func build() {
       guard !order.isEmpty else { return }
       nodes.reserveCapacity(order.count / NearestNeighborIndex.leafSize + 1)

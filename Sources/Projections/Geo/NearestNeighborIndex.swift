@@ -60,7 +60,7 @@ public struct NearestNeighborIndex: Sendable {
   ///   - ids: One id per point, used in results and to order equal distances.
   /// - Precondition: `points` and `ids` have the same count, below 2³¹; every latitude is in
   ///   [-90, 90] and every longitude in [-180, 180]. Validate coordinates from outside before.
-  /// - Complexity: O(*n* log *n*) for *n* points.
+  /// - Complexity: O(*n* log *n*) expected for *n* points.
   public init(points: [GeoPoint], ids: [String]) {
     precondition(
       points.count == ids.count,
