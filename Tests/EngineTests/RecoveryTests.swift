@@ -48,6 +48,64 @@ func lineStarts(_ bytes: [UInt8]) -> [Int] {
     }
   }
 
+  @Test func thePipelinedReaderGivesTheSameEventsForEveryChunkSize() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      let whole = try makeSampleLog(at: path)
+      for chunkSize in 1...64 {
+        #expect(
+          try readAll(path, readSize: chunkSize, pipelined: true) == whole,
+          "chunk size \(chunkSize)")
+      }
+      #expect(try readAll(path, readSize: 1 << 20, pipelined: true) == whole)
+    }
+  }
+
+  @Test func thePipelinedReaderReportsABadLineAfterHandingOutTheGoodOnes() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      let whole = try makeSampleLog(at: path)
+      var bytes = try fileBytes(path)
+      let starts = lineStarts(bytes)
+      bytes[starts[3] + 5] ^= 0x01
+      try writeBytes(bytes, to: path)
+      for chunkSize in [7, 64, 1 << 20] {
+        var reader = LogReader(path: path, readSize: chunkSize)
+        reader.pipelineThreshold = 0
+        var seen: [RecordedEvent] = []
+        #expect {
+          try reader.forEachEvent { line in
+            seen.append(line.recordedEvent())
+            return true
+          }
+        } throws: { error in
+          guard case .corruptLine(_, let line, let offset, _) = error as? EngineError else {
+            return false
+          }
+          return line == 4 && offset == Int64(starts[3])
+        }
+        #expect(seen == Array(whole.prefix(3)), "chunk size \(chunkSize)")
+      }
+    }
+  }
+
+  @Test func thePipelinedReaderStopsWhenTheBodySaysSo() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      _ = try makeSampleLog(at: path)
+      var reader = LogReader(path: path, readSize: 16)
+      reader.pipelineThreshold = 0
+      var count = 0
+      let summary = try reader.forEachEvent { _ in
+        count += 1
+        return count < 2
+      }
+      #expect(count == 2)
+      #expect(summary.stoppedEarly)
+      #expect(summary.lastSequence == 2)
+    }
+  }
+
   @Test func eventsRoundTripThroughTheFile() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/log.jsonl"

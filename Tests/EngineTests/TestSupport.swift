@@ -67,9 +67,13 @@ func proposed(_ type: String, _ json: String, id: EventID? = nil, actor: String?
 }
 
 /// Every committed event of the log at `path`.
-func readAll(_ path: String, readSize: Int = LogReader.defaultReadSize) throws -> [RecordedEvent] {
+func readAll(
+  _ path: String, readSize: Int = LogReader.defaultReadSize, pipelined: Bool = false
+) throws -> [RecordedEvent] {
   var events: [RecordedEvent] = []
-  try LogReader(path: path, readSize: readSize).forEachEvent { line in
+  var reader = LogReader(path: path, readSize: readSize)
+  if pipelined { reader.pipelineThreshold = 0 }
+  try reader.forEachEvent { line in
     events.append(line.recordedEvent())
     return true
   }

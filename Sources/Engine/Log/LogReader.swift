@@ -13,6 +13,10 @@ public struct LogReader: Sendable {
   public var readSize: Int
   /// Where warnings go (e.g. a torn last line being ignored); stderr in the CLI.
   public var warn: @Sendable (String) -> Void
+  /// Reads of at least this many bytes run on two threads (see `PipelinedScan`): one checks
+  /// and decodes envelopes while the caller's thread runs the body. Smaller reads stay on the
+  /// caller's thread, where a second thread would cost more than it saves.
+  public var pipelineThreshold: Int64 = 8 << 20
 
   /// A place in the log to start reading: the byte offset of a line and the sequence number of
   /// the event on it (line numbers equal sequence numbers in a valid log).
@@ -77,6 +81,13 @@ public struct LogReader: Sendable {
     _ file: FileDescriptor, from position: Position, to end: Int64,
     _ body: (EventLine) throws -> Bool
   ) throws -> Summary {
+    if end - position.offset >= pipelineThreshold {
+      let result = try PipelinedScan(chunkSize: readSize).scan(
+        file, path: path, from: position, to: end, body)
+      return Summary(
+        lastSequence: result.lastSequence, endOffset: result.endOffset, committedEnd: end,
+        stoppedEarly: result.stoppedEarly)
+    }
     var expectedSequence = position.sequence
     let path = self.path
     let outcome = try LineScanner(readSize: readSize).scan(file, from: position.offset, to: end) {
