@@ -18,5 +18,6 @@ enum ReplayCommand {
       LogCommand.command,
       VerifyCommand.command,
       StatsCommand.command,
+      ImportCommand.command,
     ])
 }
