@@ -202,6 +202,15 @@ struct ParsedInvocation: Sendable {
 
   // MARK: Lookup
 
+  /// Whether the command (or a parent group) declares an option with this name, for code shared
+  /// by commands with different options.
+  ///
+  /// - Parameter name: Any of the option's names, such as `"--id-seed"`.
+  /// - Returns: `true` when reading the option is allowed.
+  func declares(_ name: String) -> Bool {
+    commands.contains { $0.options.contains { $0.names.contains(name) } }
+  }
+
   private func optionKey(_ name: String) -> (key: ParsedValues.Key, option: Option) {
     for depth in commands.indices.reversed() {
       if let option = commands[depth].options.first(where: { $0.names.contains(name) }) {

@@ -54,6 +54,9 @@ enum CommonOptions {
   /// Options every writing subcommand takes.
   static let writing: [Option] = [log, lockTimeout, noFsync, clock, idSeed]
 
+  /// The writing options of commands whose event ids are derived from their input (imports).
+  static let writingWithDerivedIDs: [Option] = writing.filter { $0.names != idSeed.names }
+
   /// The audit options every writing subcommand takes.
   static let audit: [Option] = [actor, reason, correlation, causation]
 }
@@ -114,7 +117,10 @@ extension ParsedInvocation {
       }
       configuration.clock = { instant }
     }
-    let seed = value("--id-seed") ?? environment["REPLAY_ID_SEED"].flatMap { $0.isEmpty ? nil : $0 }
+    // Importers derive every event id from the source, so they take no seed.
+    let seed =
+      declares("--id-seed")
+      ? value("--id-seed") ?? environment["REPLAY_ID_SEED"].flatMap { $0.isEmpty ? nil : $0 } : nil
     if let seed {
       configuration.makeEventID = { sequence in EventID.derived(fromName: "\(seed)/\(sequence)") }
     }

@@ -19,6 +19,7 @@ enum ReplayCommand {
       VerifyCommand.command,
       StatsCommand.command,
       DigestCommand.command,
+      ImportCommand.command,
       ObservationsCommand.command,
       StatesCommand.states,
       StatesCommand.zipCodes,

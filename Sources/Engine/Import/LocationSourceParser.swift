@@ -1,0 +1,118 @@
+import Events
+
+/// Reads a GeoJSON `FeatureCollection` of named points (`acmeaom-locations.json`).
+///
+/// Layout: `{"type": "FeatureCollection", "features": [...]}` (an array of features, or a single
+/// `Feature`, is accepted too). Each feature, its members in any order:
+/// - `id`: a string or number (GeoJSON allows both), a valid location id; required;
+/// - `properties.name`: not empty or only white space;
+/// - `geometry`: a `Point` whose `coordinates` are `[longitude, latitude]` (an altitude after
+///   them is ignored), in degrees. Other geometries are rejected: only points are locations.
+enum LocationSourceParser {
+  static func parse(
+    _ document: JSONValue, into collector: inout SourceParser.Collector
+  ) throws(ImportError) {
+    let elements: [JSONValue]
+    if document["type"]?.stringValue == "Feature" {
+      elements = [document]
+    } else if let features = SourceParser.array(in: document, at: ["features"]) {
+      if let type = document["type"], type.stringValue != "FeatureCollection" {
+        throw ImportError.unexpectedLayout(
+          source: collector.sourceName, kind: .locations,
+          expected: "a GeoJSON object of type \"FeatureCollection\"", found: "type \(type.snippet)")
+      }
+      elements = features
+    } else {
+      throw ImportError.unexpectedLayout(
+        source: collector.sourceName, kind: .locations,
+        expected:
+          "a GeoJSON FeatureCollection {\"type\": \"FeatureCollection\", \"features\": [...]}",
+        found: SourceDocument.describeLayout(document))
+    }
+    collector.expect(elements.count)
+    for (offset, element) in elements.enumerated() {
+      let index = offset + 1
+      defer { collector.advanced(to: index) }
+      let reading = RecordFields.reading(
+        element, kind: .locations, index: index,
+        expected: "a GeoJSON Feature {\"type\", \"id\", \"geometry\", \"properties\"}")
+      guard var fields = reading.fields else {
+        if let problem = reading.problem { collector.problems.append(problem) }
+        continue
+      }
+      let object = fields.object
+      if let type = object["type"], type.stringValue != "Feature" {
+        fields.report("type", type, "expected \"Feature\"")
+      }
+      var id: LocationID?
+      if object["id"] == nil {
+        fields.report(
+          "id", nil, "expected the feature's id (a string or number); every location needs one")
+      } else {
+        id = fields.validated(
+          "id", object["id"], expected: "the feature's id (a string or number)",
+          acceptingNumbers: true
+        ) { text throws(EventsError) in try LocationID(text) }
+      }
+      let properties = fields.optionalObject(
+        "properties", object["properties"], expected: "an object {\"name\"}")
+      let name = fields.title("properties.name", properties["name"], noun: "a name")
+      let coordinate = point(object["geometry"], &fields)
+      let idText =
+        object["id"]?.stringValue ?? object["id"].flatMap { $0.int64Value.map(String.init) }
+      let label = RecordLabel.joined(
+        RecordLabel.quoted("id", idText),
+        RecordLabel.quoted("name", properties["name"]?.stringValue))
+      collector.problems += fields.problems(label: label)
+      guard !fields.isRejected, let id, let name, let coordinate else { continue }
+      collector.add(
+        .location(
+          .importLocation(
+            LocationRecord(id: id, name: name, coordinate: coordinate),
+            source: collector.sourceName)),
+        index: index, label: label)
+    }
+  }
+
+  /// The point of a `Point` geometry, or `nil` after reporting why there is none.
+  private static func point(_ geometry: JSONValue?, _ fields: inout RecordFields) -> Coordinate? {
+    guard case .object(let object)? = geometry else {
+      fields.report(
+        "geometry", geometry,
+        "expected a Point geometry {\"type\": \"Point\", \"coordinates\": [longitude, latitude]}")
+      return nil
+    }
+    guard object["type"]?.stringValue == "Point" else {
+      fields.report(
+        "geometry.type", object["type"],
+        "expected \"Point\"; only point features can be imported as locations")
+      return nil
+    }
+    let expectation = "[longitude, latitude] in degrees"
+    guard case .array(let numbers)? = object["coordinates"], (2...3).contains(numbers.count) else {
+      fields.report("geometry.coordinates", object["coordinates"], "expected \(expectation)")
+      return nil
+    }
+    guard let longitude = numbers[0].doubleValue else {
+      fields.report("geometry.coordinates[0]", numbers[0], "expected a longitude (a number)")
+      return nil
+    }
+    guard let latitude = numbers[1].doubleValue else {
+      fields.report("geometry.coordinates[1]", numbers[1], "expected a latitude (a number)")
+      return nil
+    }
+    do throws(EventsError) {
+      return try Coordinate(latitude: latitude, longitude: longitude)
+    } catch {
+      // Coordinate checks the latitude first.
+      let latitudeIsValid = (-90...90).contains(latitude)
+      let swappedWouldFit = (-90...90).contains(longitude) && (-180...180).contains(latitude)
+      fields.report(
+        latitudeIsValid ? "geometry.coordinates[0]" : "geometry.coordinates[1]",
+        latitudeIsValid ? numbers[0] : numbers[1],
+        RecordProblem.reason(from: error)
+          + (swappedWouldFit ? "; GeoJSON writes [longitude, latitude]: are they swapped?" : ""))
+      return nil
+    }
+  }
+}

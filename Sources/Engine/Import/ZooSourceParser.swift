@@ -1,0 +1,202 @@
+import Events
+
+/// Reads the Taipei Zoo open-data API's animals (`taipei-zoo-animals.json`).
+///
+/// Layout: `{"result": {"limit", "offset", "count", "results": [...]}}` (or `{"results": [...]}`,
+/// or the array alone). Both key styles the API has served are read, in any mix:
+/// `A_Name_Ch`, `A_Pic01_URL`, `A_Geo` ... (old) and `a_name_ch`, `a_pic01_url`, `a_geo`,
+/// `a_longitude` / `a_latitude` (current). Keys match in any letter case, and byte-order marks
+/// inside a key are dropped (the old style's first key is `"\u{FEFF}A_Name_Ch"`).
+///
+/// - `_id`: a whole number from 0 (or a string of digits); the animal's id is `zoo-<_id>`.
+/// - Text is kept exactly as the source has it (`\r\n`, `########` dates, `?` for characters
+///   the API could not encode); `null` is empty text, a number its digits.
+/// - Picture, PDF and voice slots (`A_Pic01_URL` / `A_Pic01_ALT` ...) become one link per slot
+///   up to the highest slot present, empty slots included.
+/// - `a_longitude` / `a_latitude` (numbers, or strings holding them) give the coordinate; both
+///   or neither must be present.
+/// - `_importdate` and keys this engine does not know are ignored.
+enum ZooSourceParser {
+  /// Each text field's key, lowercased, without the byte-order mark.
+  static let textFields: [String: any WritableKeyPath<AnimalRecord, String> & Sendable] = [
+    "a_name_ch": \.nameChinese, "a_name_en": \.nameEnglish, "a_name_latin": \.nameLatin,
+    "a_alsoknown": \.alsoKnownAs, "a_location": \.location, "a_geo": \.geo,
+    "a_phylum": \.phylum, "a_class": \.taxonomicClass, "a_order": \.order, "a_family": \.family,
+    "a_conservation": \.conservation, "a_distribution": \.distribution, "a_habitat": \.habitat,
+    "a_feature": \.feature, "a_behavior": \.behavior, "a_diet": \.diet, "a_crisis": \.crisis,
+    "a_interpretation": \.interpretation, "a_theme_name": \.themeName,
+    "a_theme_url": \.themeURL, "a_adopt": \.adopt, "a_code": \.code, "a_vedio_url": \.videoURL,
+    "a_video_url": \.videoURL, "a_update": \.update, "a_cid": \.cid, "a_summary": \.summary,
+    "a_keywords": \.keywords, "a_poigroup": \.poiGroup,
+  ]
+
+  /// The slotted link lists: key prefix → the record's list.
+  static let linkFields:
+    [(prefix: String, list: any WritableKeyPath<AnimalRecord, [MediaLink]> & Sendable)] = [
+      ("a_pic", \.pictures), ("a_pdf", \.pdfs), ("a_voice", \.voices),
+    ]
+
+  static func parse(
+    _ document: JSONValue, into collector: inout SourceParser.Collector
+  ) throws(ImportError) {
+    guard
+      let elements = SourceParser.array(in: document, at: ["result", "results"])
+        ?? SourceParser.array(in: document, at: ["results"])
+    else {
+      throw ImportError.unexpectedLayout(
+        source: collector.sourceName, kind: .zoo,
+        expected: "{\"result\": {\"results\": [...]}} (the open-data API's answer)",
+        found: SourceDocument.describeLayout(document))
+    }
+    if let result = document["result"], let total = result["count"]?.int64Value,
+      total > elements.count
+    {
+      let offset = result["offset"]?.int64Value ?? 0
+      collector.notes.append(
+        "'\(collector.sourceName)' is one page of the API's answer: \(elements.count) of "
+          + "\(total) animals from offset \(offset); import the other pages for the rest")
+    }
+    collector.expect(elements.count)
+    for (offset, element) in elements.enumerated() {
+      let index = offset + 1
+      defer { collector.advanced(to: index) }
+      let reading = RecordFields.reading(
+        element, kind: .zoo, index: index,
+        expected: "an animal object {\"_id\", \"A_Name_Ch\", ...}")
+      guard var fields = reading.fields else {
+        if let problem = reading.problem { collector.problems.append(problem) }
+        continue
+      }
+      let (record, label) = read(&fields)
+      collector.problems += fields.problems(label: label)
+      guard !fields.isRejected, let record else { continue }
+      collector.add(
+        .animal(.importAnimal(record, source: collector.sourceName)), index: index, label: label)
+    }
+  }
+
+  /// The record, or `nil` when its `_id` is bad, and its label.
+  private static func read(_ fields: inout RecordFields) -> (AnimalRecord?, String?) {
+    let members = fields.object.members.map { member in
+      // The old key style's first key carries a byte-order mark: `"\u{FEFF}A_Name_Ch"`.
+      let key = String(
+        String.UnicodeScalarView(member.key.unicodeScalars.filter { $0 != "\u{FEFF}" }))
+      return (key: key, normalized: key.lowercased(), value: member.value)
+    }
+    var sourceID: Int?
+    if let idMember = members.first(where: { $0.normalized == "_id" }) {
+      sourceID = self.sourceID(idMember.value, key: idMember.key, &fields)
+    } else {
+      fields.report("_id", nil, "expected the record's _id, a whole number from 0")
+    }
+    var record = AnimalRecord(sourceID: sourceID ?? 0)
+    var coordinateParts: [String: (key: String, value: JSONValue, number: Double?)] = [:]
+    var links: [String: [Int: (url: String, alt: String)]] = [:]
+    for member in members where member.normalized != "_id" {
+      if let path = textFields[member.normalized] {
+        record[keyPath: path] = text(member.value, key: member.key, &fields)
+      } else if member.normalized == "a_longitude" || member.normalized == "a_latitude" {
+        coordinateParts[member.normalized] = (
+          member.key, member.value, fields.optionalNumber(member.key, member.value)
+        )
+      } else if let slot = slot(member.normalized) {
+        let value = text(member.value, key: member.key, &fields)
+        var entry = links[slot.prefix, default: [:]][slot.number] ?? ("", "")
+        if slot.isURL { entry.url = value } else { entry.alt = value }
+        links[slot.prefix, default: [:]][slot.number] = entry
+      }
+    }
+    for (prefix, list) in linkFields {
+      guard let slots = links[prefix], let highest = slots.keys.max() else { continue }
+      record[keyPath: list] = (1...highest).map { number in
+        let entry = slots[number] ?? ("", "")
+        return MediaLink(url: entry.url, alternativeText: entry.alt)
+      }
+    }
+    record.coordinate = coordinate(
+      longitude: coordinateParts["a_longitude"], latitude: coordinateParts["a_latitude"], &fields)
+    let name = record.nameChinese.isEmpty ? record.nameEnglish : record.nameChinese
+    let label = RecordLabel.joined(
+      sourceID.map { "_id \($0)" }, RecordLabel.quoted("name", name.isEmpty ? nil : name))
+    return (sourceID == nil ? nil : record, label)
+  }
+
+  /// The coordinate from `a_longitude` and `a_latitude`: both or neither must hold a number.
+  private static func coordinate(
+    longitude: (key: String, value: JSONValue, number: Double?)?,
+    latitude: (key: String, value: JSONValue, number: Double?)?,
+    _ fields: inout RecordFields
+  ) -> Coordinate? {
+    switch (longitude?.number, latitude?.number) {
+    case (let east?, let north?):
+      do throws(EventsError) {
+        return try Coordinate(latitude: north, longitude: east)
+      } catch {
+        let part = (-90...90).contains(north) ? longitude : latitude
+        fields.report(part?.key ?? "", part?.value, RecordProblem.reason(from: error))
+        return nil
+      }
+    case (_?, nil) where latitude.map({ isBlank($0.value) }) ?? true:
+      fields.report(
+        latitude?.key ?? "a_latitude", latitude?.value,
+        "expected a number, since \(longitude?.key ?? "a_longitude") is given")
+      return nil
+    case (nil, _?) where longitude.map({ isBlank($0.value) }) ?? true:
+      fields.report(
+        longitude?.key ?? "a_longitude", longitude?.value,
+        "expected a number, since \(latitude?.key ?? "a_latitude") is given")
+      return nil
+    default:
+      return nil
+    }
+  }
+
+  private static func isBlank(_ value: JSONValue) -> Bool {
+    value == .null || value == .string("")
+  }
+
+  /// `_id`: a whole number from 0, or a string of digits.
+  private static func sourceID(_ value: JSONValue, key: String, _ fields: inout RecordFields)
+    -> Int?
+  {
+    let number: Int64?
+    switch value {
+    case .number: number = value.int64Value
+    case .string(let text): number = text.utf8.allSatisfy { $0 &- 0x30 < 10 } ? Int64(text) : nil
+    default: number = nil
+    }
+    guard let number, number >= 0, number < 1_000_000_000_000_000 else {
+      fields.report(key, value, "expected the record's _id, a whole number from 0")
+      return nil
+    }
+    return Int(number)
+  }
+
+  /// A text field: a string as is, `null` as empty text, a number as its literal.
+  private static func text(_ value: JSONValue, key: String, _ fields: inout RecordFields) -> String
+  {
+    switch value {
+    case .string(let text): return text
+    case .null: return ""
+    case .number(let literal): return literal
+    default:
+      fields.report(key, value, "expected a string")
+      return ""
+    }
+  }
+
+  /// `a_pic01_url` → (`a_pic`, 1, URL); `nil` for any other key.
+  private static func slot(_ key: String) -> (prefix: String, number: Int, isURL: Bool)? {
+    for (prefix, _) in linkFields where key.hasPrefix(prefix) {
+      let rest = key.dropFirst(prefix.count)
+      let isURL = rest.hasSuffix("_url")
+      guard isURL || rest.hasSuffix("_alt") else { return nil }
+      let digits = rest.dropLast(4)
+      guard !digits.isEmpty, digits.count <= 3, digits.utf8.allSatisfy({ $0 &- 0x30 < 10 }),
+        let number = Int(digits), number >= 1
+      else { return nil }
+      return (prefix, number, isURL)
+    }
+    return nil
+  }
+}

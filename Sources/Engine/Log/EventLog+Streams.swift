@@ -1,0 +1,42 @@
+import Events
+
+extension EventLog {
+  /// One stream's events, in version order, and its version (the number of events).
+  public struct StreamHistory: Sendable, Equatable {
+    /// The events, oldest first.
+    public var events: [RecordedEvent]
+    /// The stream's version: what an append must expect next. 0 when it has no events.
+    public var version: Int64
+
+    public init(events: [RecordedEvent], version: Int64) {
+      self.events = events
+      self.version = version
+    }
+
+    /// A stream with no events.
+    public static let empty = StreamHistory(events: [], version: 0)
+  }
+
+  /// Every event of each of `streams`, read under ONE acquisition of the lock with the index
+  /// current, so the histories are one consistent snapshot and each version is the one an
+  /// append must expect next. A stream with no events maps to `StreamHistory.empty`.
+  ///
+  /// An import decides on thousands of streams at once: one lock instead of one per stream.
+  /// - Complexity: one read per event of the streams asked for; the rest of the log is not read.
+  public func events(inStreams streams: some Sequence<String>) throws -> [String: StreamHistory] {
+    try withLockedLog { state in
+      var histories: [String: StreamHistory] = [:]
+      for stream in streams where histories[stream] == nil {
+        let offsets = state.index.streamOffsets[stream] ?? []
+        guard let file = state.file, !offsets.isEmpty else {
+          histories[stream] = .empty
+          continue
+        }
+        histories[stream] = StreamHistory(
+          events: try offsets.map { try recordedEvent(in: file, at: $0) },
+          version: Int64(offsets.count))
+      }
+      return histories
+    }
+  }
+}

@@ -1,0 +1,492 @@
+import Engine
+import Events
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// `replay import`: one of the five apps' source files (or URLs) into the log, through the
+/// Deciders' import rules.
+enum ImportCommand {
+  static let kinds = ImportKind.allCases.map(\.rawValue)
+
+  static let command = Command(
+    name: "import",
+    abstract:
+      "Import a source file or URL of observations, states, zoo animals, locations or contacts.",
+    discussion: """
+      Reads every record of the source, validates it, and decides its events with the \
+      domain's import rules: a new record is added; a record unchanged since the last import \
+      appends nothing; a changed one appends only the change (ContactUpdated, LocationMoved, \
+      ZipCodeAdded, ...), keeping users' own changes to other fields; an entity a user removed \
+      stays removed. Every event is appended in one atomic write, synced every --chunk-size \
+      events. Re-running an import appends nothing.
+
+      Sources:
+        observations  {"status", "observations": [{classification, title,
+                      description, date}]}; dates 'YYYY-MM-DD HH:MM' in
+                      --time-zone, or ISO 8601 with a zone
+        states        a property list or JSON, {"States": [{"Name", "ZipCodes"}]}
+                      or a dictionary of state name -> zip codes
+        zoo           the Taipei Zoo API's {"result": {"results": [...]}}, in
+                      the old (A_Name_Ch) or current (a_name_ch) key style
+        locations     a GeoJSON FeatureCollection of Point features, each with
+                      an id and properties.name
+        contacts      a JSON array of contacts
+      <source> is a file, '-' for standard input, or an http:// or https:// URL. Events carry \
+      the file's name (or the URL) as their source.
+
+      Invalid records: by default nothing is imported if any record is invalid; every problem \
+      is listed as '<kind> record <n> (<id or name>): field '<field>': <value> — <reason>' \
+      (records count from 1, indexes inside a field from 0) and the exit status is 65. With \
+      --skip-invalid the valid records are imported and the invalid ones listed on standard \
+      error. An invalid zip code leaves out only itself, not its state.
+
+      Event ids derive from the kind, the source name, the stream, the version the event gets \
+      and a digest of the record, so identical imports racing each other append once. Every \
+      event's meta holds --actor, --reason (default 'import <kind> from <source>') and a \
+      correlation id derived from the source's content.
+
+      URLs are fetched with --timeout per attempt; connection failures, timeouts and HTTP 5xx \
+      or 429 are retried --retries times, waiting 0.5 s, 1 s, 2 s, ... (REPLAY_RETRY_DELAY \
+      sets the first wait in seconds, for tests). Network and HTTP failures exit 69.
+
+      Output: a summary line, e.g. 'imported 18 contact records from contacts-v3.json: \
+      18 ContactAdded (seq 1...18)'. --dry-run lists the events that would be appended and \
+      writes nothing. On a terminal, imports of more than 10000 records show progress on \
+      standard error. --json prints one object instead:
+        {"kind", "source", "dryRun", "records", "imported", "unchanged",
+         "keptRemoved": [{"record", "label", "stream", "reason"}],
+         "invalid": [{"record", "label", "field", "value", "reason",
+                      "rejectsRecord"}],
+         "appended", "duplicates", "firstSeq", "lastSeq",
+         "eventsByType": {"<type>": <count>},
+         "events": [{"record", "stream", "version", "type", "id", "summary"}]}
+      "events" is there only with --dry-run; firstSeq and lastSeq are null when \
+      nothing was appended; "invalid" lists what --skip-invalid left out.
+      """,
+    arguments: [
+      Argument(
+        name: "kind",
+        help: "What the source holds: observations, states, zoo, locations or contacts."),
+      Argument(
+        name: "source", help: "A file, '-' for standard input, or an http:// or https:// URL."),
+    ],
+    options: [
+      Option(
+        names: ["--time-zone"], valueName: "zone",
+        help: "Observations: the IANA time zone of dates without one (e.g. America/Chicago).",
+        defaultValue: "UTC"),
+      Option.flag(
+        ["--skip-invalid"], help: "Import the valid records; list the invalid ones on stderr."),
+      Option.flag(["--dry-run"], help: "Show the events that would be appended; write nothing."),
+      Option(
+        names: ["--chunk-size"], valueName: "n", help: "Events per fsync.", defaultValue: "1000"),
+      Option(
+        names: ["--timeout"], valueName: "seconds", help: "URLs: seconds per attempt.",
+        defaultValue: "30"),
+      Option(
+        names: ["--retries"], valueName: "n",
+        help: "URLs: retries after a connection failure, timeout, 5xx or 429.", defaultValue: "2"),
+      CommonOptions.actor, CommonOptions.reason,
+    ] + CommonOptions.writingWithDerivedIDs + [
+      Option.flag(["--json"], help: "Print a JSON summary (its shape is described above).")
+    ],
+    run: run)
+
+  /// The environment variable that sets the first retry's wait, in seconds.
+  static let retryDelayVariable = "REPLAY_RETRY_DELAY"
+
+  /// Imports of more records than this show progress on a terminal.
+  static let progressThreshold = 10_000
+
+  static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    let terminal = invocation.terminal
+    guard let kindText = try invocation.choice("kind", from: kinds),
+      let kind = ImportKind(rawValue: kindText)
+    else { throw UsageError("Missing expected argument '<kind>'") }
+    let timeZone =
+      try invocation.parse(
+        "--time-zone", expecting: "expected an IANA time zone such as Asia/Taipei"
+      ) {
+        TimeZone(identifier: $0)
+      } ?? TimeZone(secondsFromGMT: 0) ?? .current
+    let chunkSize =
+      try invocation.parse("--chunk-size", expecting: "expected a whole number ≥ 1") {
+        Int($0).flatMap { $0 >= 1 ? $0 : nil }
+      } ?? 1000
+    let timeout =
+      try invocation.parse("--timeout", expecting: "expected a number of seconds > 0") {
+        Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+      } ?? 30
+    let retries =
+      try invocation.parse("--retries", expecting: "expected a whole number ≥ 0") {
+        Int($0).flatMap { (0...20).contains($0) ? $0 : nil }
+      } ?? 2
+    let environment = ProcessInfo.processInfo.environment
+    let retryDelay = environment[retryDelayVariable].flatMap(Double.init) ?? 0.5
+    let skipInvalid = invocation.flag("--skip-invalid")
+    let dryRun = invocation.flag("--dry-run")
+    let json = invocation.flag("--json")
+    let progress = ProgressLine.forStandardError(terminal, threshold: progressThreshold)
+    // Cleared before anything else is printed, errors included.
+    defer { progress?.finish() }
+
+    let source = try ImportSource(invocation.requiredValue("source"))
+    let fetcher = HTTPFetcher(
+      timeout: timeout, retries: retries, baseDelay: max(0, retryDelay),
+      onRetry: { terminal.writeError("note: \($0)\n") })
+    let bytes = try source.read(with: fetcher)
+    let parsed = try SourceParser.parse(
+      bytes, kind: kind, sourceName: source.name,
+      options: SourceParser.Options(timeZone: timeZone, isRemote: source.isRemote),
+      progress: progress?.report)
+    for note in parsed.notes { terminal.writeError("note: \(note)\n") }
+    if !skipInvalid { try parsed.requireValid() }
+    let metadata = ImportPlanner.metadata(
+      for: parsed, actor: invocation.value("--actor"), reason: invocation.value("--reason"))
+
+    let result: ImportResult
+    if dryRun || parsed.records.isEmpty {
+      let histories = try invocation.logReader.events(
+        inStreams: Set(ImportPlanner.streams(of: parsed)))
+      let plan = try ImportPlanner.plan(
+        parsed, histories: histories, logPath: invocation.logPath, metadata: metadata,
+        progress: progress?.report)
+      if !skipInvalid, !plan.rejected.isEmpty {
+        throw ImportError.invalidRecords(
+          kind: kind, source: parsed.sourceName, recordCount: parsed.recordCount,
+          problems: plan.rejected)
+      }
+      result = ImportResult(
+        plan: plan, appendedCount: 0, duplicateCount: 0, sequences: nil, attempts: 1)
+    } else {
+      let log = try invocation.openLogForWriting()
+      result = try log.importRecords(
+        parsed, metadata: metadata, skipInvalid: skipInvalid, chunkSize: chunkSize,
+        progress: progress?.report)
+    }
+    progress?.finish()
+    let problems = parsed.problems + result.plan.rejected
+    if !problems.isEmpty {
+      terminal.writeError(ImportReport.skippedWarning(parsed, problems: problems))
+    }
+    if json {
+      terminal.write(bytes: ImportReport.json(parsed, result, problems: problems, dryRun: dryRun))
+    } else if dryRun {
+      terminal.write(ImportReport.dryRun(parsed, result.plan))
+    } else {
+      terminal.write(ImportReport.summary(parsed, result))
+    }
+    return .success
+  }
+}
+
+extension ImportError: CLIError {
+  /// Missing input 66, bad content 65, network or HTTP 69, a lost race 3.
+  var exitCode: ExitCode {
+    switch self {
+    case .fileNotFound, .isDirectory, .unreadable: .inputUnavailable
+    case .unsupportedURL: .usageError
+    case .unreachable, .httpStatus: .remoteUnavailable
+    case .notJSON, .notPropertyList, .unrecognizedFormat, .unexpectedLayout, .invalidRecords:
+      .invalidInput
+    case .raced: .versionConflict
+    }
+  }
+
+  var message: String { description }
+}
+
+/// The texts `replay import` prints.
+enum ImportReport {
+  /// The summary of a finished import (standard output):
+  ///
+  ///     imported 18 contact records from contacts-v3.json: 18 ContactAdded (seq 1...18)
+  ///     imported 2 of 18 contact records from contacts-v3.json: 1 ContactUpdated, 1 ContactFavorited (seq 19...20); 16 unchanged since the last import
+  ///     nothing to import: all 18 contact records are unchanged since the last import
+  static func summary(_ parsed: ParsedSource, _ result: ImportResult) -> String {
+    let plan = result.plan
+    let kind = parsed.kind
+    let considered = parsed.records.count
+    var text: String
+    if result.appendedCount > 0 {
+      let records =
+        plan.changedRecordCount == considered
+        ? kind.records(considered)
+        : "\(plan.changedRecordCount) of \(kind.records(considered))"
+      text = "imported \(records) from \(parsed.sourceName): \(counts(plan))"
+      if let sequences = result.sequences { text += " (\(describe(sequences)))" }
+      if result.duplicateCount > 0 {
+        text += "; \(result.duplicateCount) of the events were already in the log"
+      }
+      if !plan.unchanged.isEmpty {
+        text += "; \(plan.unchanged.count) unchanged since the last import"
+      }
+    } else if result.duplicateCount > 0 {
+      text =
+        "nothing to import: the \(result.duplicateCount) events for \(kind.records(considered)) "
+        + "from \(parsed.sourceName) are already in the log (an identical import wrote them)"
+    } else if considered == 0 {
+      text = "nothing to import: '\(parsed.sourceName)' holds no valid \(kind.recordNoun) records"
+    } else if plan.unchanged.count == considered {
+      text =
+        "nothing to import: \(considered == 1 ? "the" : "all") \(kind.records(considered)) "
+        + "\(considered == 1 ? "is" : "are") unchanged since the last import"
+    } else {
+      text = "nothing to import"
+      if !plan.unchanged.isEmpty {
+        text +=
+          ": \(plan.unchanged.count) of \(kind.records(considered)) "
+          + "\(plan.unchanged.count == 1 ? "is" : "are") unchanged since the last import"
+      }
+    }
+    if !plan.keptRemoved.isEmpty {
+      let count = plan.keptRemoved.count
+      text +=
+        "; \(count) \(count == 1 ? "was" : "were") removed by a user and "
+        + "\(count == 1 ? "stays" : "stay") removed:"
+      for outcome in plan.keptRemoved {
+        text += "\n  \(recordName(kind, outcome)): \(outcome.reason)"
+      }
+    }
+    return text + "\n"
+  }
+
+  /// `--dry-run`: the summary, then one row per event.
+  ///
+  ///     dry run: would import 18 contact records from contacts-v3.json: 18 ContactAdded
+  ///     RECORD  STREAM      VERSION  TYPE          SUMMARY
+  ///          1  contact-13        1  ContactAdded  'Miss Piggy'
+  ///     nothing was written
+  static func dryRun(_ parsed: ParsedSource, _ plan: ImportPlan) -> String {
+    let kind = parsed.kind
+    let considered = parsed.records.count
+    var text: String
+    if plan.events.isEmpty {
+      text = "dry run: would import nothing from \(parsed.sourceName)"
+    } else {
+      let records =
+        plan.changedRecordCount == considered
+        ? kind.records(considered)
+        : "\(plan.changedRecordCount) of \(kind.records(considered))"
+      text = "dry run: would import \(records) from \(parsed.sourceName): \(counts(plan))"
+    }
+    if !plan.unchanged.isEmpty {
+      text += "; \(plan.unchanged.count) unchanged since the last import"
+    }
+    if !plan.keptRemoved.isEmpty {
+      text += "; \(plan.keptRemoved.count) removed by a user (left removed)"
+    }
+    text += "\n"
+    if !plan.events.isEmpty {
+      var table = TextTable([
+        .init(title: "RECORD", alignment: .right), .init(title: "STREAM", maximumWidth: 56),
+        .init(title: "VERSION", alignment: .right), .init(title: "TYPE"),
+        .init(title: "SUMMARY", maximumWidth: 72),
+      ])
+      for event in plan.events {
+        table.append([
+          String(event.recordIndex), event.stream, String(event.version), event.type,
+          event.summary,
+        ])
+      }
+      text += table.render()
+    }
+    for outcome in plan.keptRemoved {
+      text += "kept removed: \(recordName(kind, outcome)): \(outcome.reason)\n"
+    }
+    return text + "nothing was written\n"
+  }
+
+  /// The standard-error listing of what `--skip-invalid` left out:
+  ///
+  ///     warning: skipped 3 of 21 contact records in 'bad.json' as invalid:
+  ///       contact record 2 (id '19'): field 'birthdate': "1988-02-30" — expected ...
+  static func skippedWarning(_ parsed: ParsedSource, problems: [RecordProblem]) -> String {
+    let kind = parsed.kind
+    let rejected = Set(problems.filter(\.rejectsRecord).map(\.index))
+    let partial = problems.filter { !$0.rejectsRecord && !rejected.contains($0.index) }
+    let partialRecords = Set(partial.map(\.index)).count
+    var heading = "warning: "
+    if !rejected.isEmpty {
+      heading +=
+        "skipped \(rejected.count) of \(kind.records(parsed.recordCount)) in "
+        + "'\(parsed.sourceName)' as invalid"
+      if !partial.isEmpty {
+        heading +=
+          ", and left out \(partial.count) invalid \(kind.entryNoun(partial.count)) of "
+          + "\(partialRecords) other\(partialRecords == 1 ? "" : "s")"
+      }
+    } else {
+      heading +=
+        "left out \(partial.count) invalid \(kind.entryNoun(partial.count)) of "
+        + "\(kind.records(partialRecords)) in '\(parsed.sourceName)' (the rest of "
+        + "\(partialRecords == 1 ? "the record" : "those records") is imported)"
+    }
+    return heading + ":\n" + problems.map { "  \($0)\n" }.joined()
+  }
+
+  /// `--json`: one object, described in the command's help.
+  static func json(
+    _ parsed: ParsedSource, _ result: ImportResult, problems: [RecordProblem], dryRun: Bool
+  ) -> [UInt8] {
+    let plan = result.plan
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("kind")
+    writer.string(parsed.kind.rawValue)
+    writer.key("source")
+    writer.string(parsed.sourceName)
+    writer.key("dryRun")
+    writer.bool(dryRun)
+    writer.key("records")
+    writer.integer(parsed.recordCount)
+    writer.key("imported")
+    writer.integer(plan.changedRecordCount)
+    writer.key("unchanged")
+    writer.integer(plan.unchanged.count)
+    writer.key("keptRemoved")
+    writer.beginArray()
+    for outcome in plan.keptRemoved {
+      writer.beginObject()
+      writer.key("record")
+      writer.integer(outcome.recordIndex)
+      optionalString("label", outcome.label, &writer)
+      writer.key("stream")
+      writer.string(outcome.stream)
+      writer.key("reason")
+      writer.string(outcome.reason)
+      writer.endObject()
+    }
+    writer.endArray()
+    writer.key("invalid")
+    writer.beginArray()
+    for problem in problems {
+      writer.beginObject()
+      writer.key("record")
+      writer.integer(problem.index)
+      optionalString("label", problem.label, &writer)
+      writer.key("field")
+      writer.string(problem.field)
+      writer.key("value")
+      writer.string(problem.value)
+      writer.key("reason")
+      writer.string(problem.reason)
+      writer.key("rejectsRecord")
+      writer.bool(problem.rejectsRecord)
+      writer.endObject()
+    }
+    writer.endArray()
+    writer.key("appended")
+    writer.integer(result.appendedCount)
+    writer.key("duplicates")
+    writer.integer(result.duplicateCount)
+    writer.key("firstSeq")
+    if let sequences = result.sequences {
+      writer.integer(sequences.lowerBound)
+    } else {
+      writer.null()
+    }
+    writer.key("lastSeq")
+    if let sequences = result.sequences {
+      writer.integer(sequences.upperBound)
+    } else {
+      writer.null()
+    }
+    writer.key("eventsByType")
+    writer.beginObject()
+    for count in plan.eventCounts {
+      writer.key(count.type)
+      writer.integer(count.count)
+    }
+    writer.endObject()
+    if dryRun {
+      writer.key("events")
+      writer.beginArray()
+      for event in plan.events {
+        writer.beginObject()
+        writer.key("record")
+        writer.integer(event.recordIndex)
+        writer.key("stream")
+        writer.string(event.stream)
+        writer.key("version")
+        writer.integer(event.version)
+        writer.key("type")
+        writer.string(event.type)
+        writer.key("id")
+        writer.string(event.event.id?.description ?? "")
+        writer.key("summary")
+        writer.string(event.summary)
+        writer.endObject()
+      }
+      writer.endArray()
+    }
+    writer.endObject()
+    return writer.bytes + [0x0A]
+  }
+
+  private static func optionalString(_ key: String, _ value: String?, _ writer: inout JSONWriter) {
+    writer.key(key)
+    if let value { writer.string(value) } else { writer.null() }
+  }
+
+  /// `18 ContactAdded`, `1 ContactUpdated, 1 ContactFavorited`.
+  static func counts(_ plan: ImportPlan) -> String {
+    plan.eventCounts.map { "\($0.count) \($0.type)" }.joined(separator: ", ")
+  }
+
+  /// `seq 1...18`, or `seq 19` for one event.
+  static func describe(_ sequences: ClosedRange<Int64>) -> String {
+    sequences.count == 1
+      ? "seq \(sequences.lowerBound)" : "seq \(sequences.lowerBound)...\(sequences.upperBound)"
+  }
+
+  static func recordName(_ kind: ImportKind, _ outcome: RecordOutcome) -> String {
+    "\(kind.recordNoun) record \(outcome.recordIndex)" + (outcome.label.map { " (\($0))" } ?? "")
+  }
+}
+
+/// Progress on standard error for long imports, rewritten in place with `\r`:
+/// `importing contacts: planning 12000/48000`. Only on a terminal, and only for imports of more
+/// than `threshold` records.
+final class ProgressLine: Sendable {
+  private let terminal: Terminal
+  private let threshold: Int
+  /// Whether anything was printed (so `finish` must clear the line).
+  private let isShown = Mutex(false)
+
+  private init(terminal: Terminal, threshold: Int) {
+    self.terminal = terminal
+    self.threshold = threshold
+  }
+
+  /// A progress line when standard error is a terminal, else `nil`.
+  static func forStandardError(_ terminal: Terminal, threshold: Int) -> ProgressLine? {
+    isatty(2) != 0 ? ProgressLine(terminal: terminal, threshold: threshold) : nil
+  }
+
+  /// Reports `done` of `total` in `phase`.
+  @Sendable func report(_ phase: ImportPhase, _ done: Int, _ total: Int) {
+    guard total > threshold else { return }
+    isShown.withLock { $0 = true }
+    let noun = phase == .writing ? "events" : "records"
+    terminal.writeError("\r\(phase.rawValue) \(done)/\(total) \(noun)\u{1B}[K")
+  }
+
+  /// Clears the line, if one is shown.
+  func finish() {
+    let wasShown = isShown.withLock { isShown in
+      defer { isShown = false }
+      return isShown
+    }
+    guard wasShown else { return }
+    terminal.writeError("\r\u{1B}[K")
+  }
+}
