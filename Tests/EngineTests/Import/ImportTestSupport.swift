@@ -1,18 +1,21 @@
 import Events
 import Foundation
+import Testing
 
 @testable import Engine
 
-/// The real source files in `../shared/seed-data` (next to the repository), or in
-/// `$REPLAY_SEED_DATA`.
+/// The real source files: the repository's copy in `eventlogs/seed-data`, or `$REPLAY_SEED_DATA`.
 enum SeedData {
   static let directory: String = {
     if let path = ProcessInfo.processInfo.environment["REPLAY_SEED_DATA"], !path.isEmpty {
       return path
     }
+    // The repository's copy, eventlogs/seed-data (found from this file: Tests/<target>/...).
     var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<5 { url.deleteLastPathComponent() }
-    return url.appendingPathComponent("shared/seed-data").path
+    while url.pathComponents.count > 1, url.lastPathComponent != "Tests" {
+      url.deleteLastPathComponent()
+    }
+    return url.deletingLastPathComponent().appendingPathComponent("eventlogs/seed-data").path
   }()
 
   static func path(_ name: String) -> String { directory + "/" + name }
@@ -113,6 +116,25 @@ extension ParsedSource {
         return (name.rawValue, zipCodes.map(\.rawValue))
       }
       return nil
+    }
+  }
+}
+
+@Suite struct SeedDataCopyTests {
+  /// The repository keeps a copy of the shared seed data so a fresh clone can run everything;
+  /// where the shared folder sits next to the repository, the copy must match it byte for byte.
+  @Test func theRepositorysCopyMatchesTheSharedSeedData() throws {
+    let shared = URL(fileURLWithPath: SeedData.directory)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("shared/seed-data")
+    guard FileManager.default.fileExists(atPath: shared.path) else { return }
+    let names = try FileManager.default.contentsOfDirectory(atPath: shared.path).sorted()
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: SeedData.directory).sorted() == names)
+    for name in names {
+      #expect(
+        FileManager.default.contents(atPath: shared.appendingPathComponent(name).path)
+          == FileManager.default.contents(atPath: SeedData.path(name)), "\(name)")
     }
   }
 }

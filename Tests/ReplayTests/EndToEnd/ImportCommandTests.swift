@@ -3,15 +3,18 @@ import Events
 import Foundation
 import Testing
 
-/// The seed files next to the repository (`../shared/seed-data`), or in `$REPLAY_SEED_DATA`.
+/// The real source files: the repository's copy in `eventlogs/seed-data`, or `$REPLAY_SEED_DATA`.
 enum ImportSeeds {
   static let directory: String = {
     if let path = ProcessInfo.processInfo.environment["REPLAY_SEED_DATA"], !path.isEmpty {
       return path
     }
+    // The repository's copy, eventlogs/seed-data (found from this file: Tests/<target>/...).
     var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<5 { url.deleteLastPathComponent() }
-    return url.appendingPathComponent("shared/seed-data").path
+    while url.pathComponents.count > 1, url.lastPathComponent != "Tests" {
+      url.deleteLastPathComponent()
+    }
+    return url.deletingLastPathComponent().appendingPathComponent("eventlogs/seed-data").path
   }()
 
   static func path(_ name: String) -> String { directory + "/" + name }
