@@ -1,0 +1,439 @@
+import Foundation
+
+/// Runs nearest-neighbour queries against a ``NearestNeighborIndex``, reusing its storage.
+///
+/// Once it has answered a query for the largest `k` it will be asked, a query allocates
+/// nothing: its working storage is kept from one query to the next. Read ``neighbors`` before
+/// the next query; holding on to it makes the next query copy the storage.
+///
+/// ```swift
+/// var query = NearestNeighborQuery(index: index)
+/// for point in 0..<index.count {
+///   query.findNearest(toPointAt: point, count: 3)
+///   for neighbor in query.neighbors { ... }
+/// }
+/// ```
+///
+/// Ranking and exclusion are those of ``NearestNeighborIndex``.
+///
+/// A search runs in two steps. The tree walk ranks points by squared chord only, keeping the
+/// `k` smallest, and sets aside every point whose chord is within the k-th smallest plus the
+/// safety margin (``NearestNeighborIndex/chordSquaredMargin``) when it is reached. Then only
+/// the points set aside that are still within the final bound, usually `k` or a few more, get
+/// their Haversine distance and are ranked by (distance, id).
+public struct NearestNeighborQuery: Sendable {
+  /// The index queried.
+  public let index: NearestNeighborIndex
+
+  /// A max-heap of the `k` smallest squared chords seen.
+  private var smallestChords: [Double] = []
+
+  /// The points set aside during the walk.
+  private var setAside: [SetAsidePoint] = []
+
+  /// A max-heap of the best candidates during ranking, then the results in ascending order.
+  private var candidates: [Candidate] = []
+
+  /// How many results the last query found.
+  private var resultCount = 0
+
+  /// Creates a query context for an index.
+  ///
+  /// - Parameter index: The index to query.
+  public init(index: NearestNeighborIndex) {
+    self.index = index
+  }
+
+  /// The results of the last query: by Haversine distance ascending, then by id.
+  public var neighbors: Neighbors {
+    Neighbors(storage: index.storage, candidates: candidates, count: resultCount)
+  }
+
+  /// Finds the `k` points nearest to the point at `pointIndex`, leaving out that point itself;
+  /// read them from ``neighbors``.
+  ///
+  /// - Parameters:
+  ///   - pointIndex: The index of a point in the index.
+  ///   - k: How many neighbours to find; fewer when the index has no more other points.
+  /// - Precondition: `pointIndex` is a valid point index and `k` is not negative.
+  public mutating func findNearest(toPointAt pointIndex: Int, count k: Int) {
+    precondition(
+      index.ids.indices.contains(pointIndex),
+      "point index \(pointIndex) is out of range 0..<\(index.count)")
+    let storage = index.storage
+    let position = Int(storage.positions[pointIndex])
+    let record = storage.records[position]
+    search(
+      Probe(
+        x: storage.unitVectors[3 * position], y: storage.unitVectors[3 * position + 1],
+        z: storage.unitVectors[3 * position + 2], latitude: record.latitude,
+        longitude: record.longitude, cosine: record.cosine, excludedPosition: position),
+      count: k)
+  }
+
+  /// Finds the `k` points nearest to a position, optionally leaving out one point; read them
+  /// from ``neighbors``.
+  ///
+  /// - Parameters:
+  ///   - point: Any position, in degrees.
+  ///   - k: How many neighbours to find; fewer when the index has no more points.
+  ///   - excluding: The index of a point to leave out, or `nil` to consider every point.
+  /// - Precondition: The latitude is in [-90, 90] and the longitude in [-180, 180];
+  ///   `excluding`, if given, is a valid point index; `k` is not negative.
+  public mutating func findNearest(to point: GeoPoint, count k: Int, excluding: Int? = nil) {
+    precondition(
+      (-90...90).contains(point.latitude) && (-180...180).contains(point.longitude),
+      "query has latitude \(point.latitude), longitude \(point.longitude); expected a latitude "
+        + "in [-90, 90] and a longitude in [-180, 180]")
+    var excludedPosition = -1
+    if let excluding {
+      precondition(
+        index.ids.indices.contains(excluding),
+        "excluded point index \(excluding) is out of range 0..<\(index.count)")
+      excludedPosition = Int(index.storage.positions[excluding])
+    }
+    // The same cosine the Haversine formula uses, so distances match a direct call.
+    let cosine = Haversine.cosineOfLatitude(point.latitude)
+    let longitude = point.longitude * (Double.pi / 180)
+    search(
+      Probe(
+        x: cosine * cos(longitude), y: cosine * sin(longitude),
+        z: sin(point.latitude * (Double.pi / 180)), latitude: point.latitude,
+        longitude: point.longitude, cosine: cosine, excludedPosition: excludedPosition),
+      count: k)
+  }
+
+  private mutating func search(_ probe: Probe, count k: Int) {
+    precondition(k >= 0, "count \(k) is negative; ask for 0 or more neighbours")
+    let available = index.count - (probe.excludedPosition >= 0 ? 1 : 0)
+    let wanted = Swift.min(k, available)
+    resultCount = 0
+    guard wanted > 0 else { return }
+    // Grows only the first time a query needs more room, so later queries allocate nothing.
+    if candidates.count < wanted {
+      let filler = Candidate(distance: 0, rank: 0, position: 0)
+      candidates.append(contentsOf: repeatElement(filler, count: wanted - candidates.count))
+    }
+    if smallestChords.count < wanted {
+      smallestChords.append(contentsOf: repeatElement(0, count: wanted - smallestChords.count))
+    }
+    // Everything is set aside when every point is wanted; otherwise start small and grow.
+    let initialRoom = wanted == available ? index.count : Swift.max(64, 4 * wanted)
+    if setAside.count < initialRoom {
+      setAside.append(
+        contentsOf: repeatElement(
+          SetAsidePoint(chordSquared: 0, position: 0), count: initialRoom - setAside.count))
+    }
+    while true {
+      if let (setAsideCount, bound) = walk(probe, count: wanted) {
+        resultCount = rank(probe, setAsideCount: setAsideCount, bound: bound, count: wanted)
+        return
+      }
+      // Ran out of room to set points aside (many points at nearly the same distance).
+      setAside.append(
+        contentsOf: repeatElement(
+          SetAsidePoint(chordSquared: 0, position: 0), count: setAside.count))
+    }
+  }
+
+  /// Walks the tree; returns how many points it set aside and the final bound on their
+  /// squared chords, or `nil` if it ran out of room to set points aside.
+  private mutating func walk(_ probe: Probe, count k: Int) -> (Int, Double)? {
+    let storage = index.storage
+    return smallestChords.withUnsafeMutableBufferPointer { smallestChords in
+      setAside.withUnsafeMutableBufferPointer { setAside in
+        storage.nodes.withUnsafeBufferPointer { nodes in
+          storage.leafStarts.withUnsafeBufferPointer { leafStarts in
+            storage.unitVectors.withUnsafeBufferPointer { unitVectors in
+              var walk = Walk(
+                nodes: nodes, leafStarts: leafStarts, unitVectors: unitVectors,
+                smallestChords: smallestChords, setAside: setAside, capacity: k, probe: probe)
+              walk.visit(storage.root)
+              return walk.isOutOfRoom ? nil : (walk.setAsideCount, walk.bound)
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// Ranks the points set aside that are still within `bound` by (distance, id); returns how
+  /// many results there are.
+  private mutating func rank(_ probe: Probe, setAsideCount: Int, bound: Double, count k: Int)
+    -> Int
+  {
+    let storage = index.storage
+    return candidates.withUnsafeMutableBufferPointer { candidates in
+      setAside.withUnsafeBufferPointer { setAside in
+        storage.records.withUnsafeBufferPointer { records in
+          var heap = CandidateHeap(storage: candidates, capacity: k)
+          for point in setAside[0..<setAsideCount] where point.chordSquared <= bound {
+            let record = records[Int(point.position)]
+            let haversine = Haversine.haversine(
+              latitude: probe.latitude, longitude: probe.longitude,
+              cosineOfLatitude: probe.cosine, otherLatitude: record.latitude,
+              otherLongitude: record.longitude, otherCosineOfLatitude: record.cosine)
+            heap.offer(
+              Candidate(
+                distance: Haversine.distanceInMiles(haversine: haversine), rank: record.rank,
+                position: point.position))
+          }
+          heap.sort()
+          return heap.count
+        }
+      }
+    }
+  }
+}
+
+extension NearestNeighborQuery {
+  /// The results of a query, as a collection of ``Neighbor``.
+  public struct Neighbors: RandomAccessCollection, Sendable {
+    fileprivate let storage: NearestNeighborIndex.Storage
+    fileprivate let candidates: [Candidate]
+
+    /// The number of neighbours found.
+    public let count: Int
+
+    /// The position of the first neighbour, 0.
+    public var startIndex: Int { 0 }
+
+    /// One past the last neighbour's position, ``count``.
+    public var endIndex: Int { count }
+
+    /// The neighbour at a position, the nearest first.
+    public subscript(position: Int) -> Neighbor {
+      let pointIndex = self.pointIndex(at: position)
+      return Neighbor(
+        index: pointIndex, id: storage.ids[pointIndex],
+        distanceInMiles: candidates[position].distance)
+    }
+
+    /// The point index of the neighbour at a position, without building a ``Neighbor``.
+    public func pointIndex(at position: Int) -> Int {
+      precondition(position >= 0 && position < count, "neighbour \(position) of \(count)")
+      return Int(storage.pointIndices[Int(candidates[position].position)])
+    }
+
+    /// The distance in miles of the neighbour at a position, without building a ``Neighbor``.
+    public func distanceInMiles(at position: Int) -> Double {
+      precondition(position >= 0 && position < count, "neighbour \(position) of \(count)")
+      return candidates[position].distance
+    }
+  }
+}
+
+/// Where a query is: its unit vector, its angles for the Haversine formula, and which position
+/// to leave out (-1 for none).
+private struct Probe {
+  var x: Double
+  var y: Double
+  var z: Double
+  var latitude: Double
+  var longitude: Double
+  var cosine: Double
+  var excludedPosition: Int
+}
+
+/// A point set aside during the walk.
+private struct SetAsidePoint: Sendable {
+  var chordSquared: Double
+  var position: Int32
+}
+
+/// A point being ranked.
+private struct Candidate: Sendable {
+  /// The Haversine distance in miles.
+  var distance: Double
+  /// The rank of the point's id.
+  var rank: Int32
+  /// The point's position in tree order.
+  var position: Int32
+
+  /// Whether this candidate ranks before `other`: nearer, or as near with a smaller id.
+  @inline(__always)
+  func ranksBefore(_ other: Candidate) -> Bool {
+    distance < other.distance || (distance == other.distance && rank < other.rank)
+  }
+}
+
+/// The tree walk of one query, on the index's storage without copies or bounds checks.
+private struct Walk {
+  let nodes: UnsafeBufferPointer<NearestNeighborIndex.Node>
+  let leafStarts: UnsafeBufferPointer<Int32>
+  let unitVectors: UnsafeBufferPointer<Double>
+  /// A max-heap of the smallest squared chords so far: the largest at the top.
+  let smallestChords: UnsafeMutableBufferPointer<Double>
+  let setAside: UnsafeMutableBufferPointer<SetAsidePoint>
+  let capacity: Int
+  let x: Double
+  let y: Double
+  let z: Double
+  let excludedPosition: Int
+  var smallestCount = 0
+  var setAsideCount = 0
+  var isOutOfRoom = false
+  /// A squared chord beyond which no point can rank among the best: infinite until `capacity`
+  /// chords are known, then the largest of them plus the safety margin
+  /// (``NearestNeighborIndex/chordSquaredMargin``).
+  var bound = Double.infinity
+
+  init(
+    nodes: UnsafeBufferPointer<NearestNeighborIndex.Node>, leafStarts: UnsafeBufferPointer<Int32>,
+    unitVectors: UnsafeBufferPointer<Double>, smallestChords: UnsafeMutableBufferPointer<Double>,
+    setAside: UnsafeMutableBufferPointer<SetAsidePoint>, capacity: Int, probe: Probe
+  ) {
+    self.nodes = nodes
+    self.leafStarts = leafStarts
+    self.unitVectors = unitVectors
+    self.smallestChords = smallestChords
+    self.setAside = setAside
+    self.capacity = capacity
+    self.x = probe.x
+    self.y = probe.y
+    self.z = probe.z
+    self.excludedPosition = probe.excludedPosition
+  }
+
+  /// Walks a subtree (encoded as in ``NearestNeighborIndex/Node``), nearer child first,
+  /// skipping any child whose box is beyond the bound.
+  mutating func visit(_ reference: Int32) {
+    if reference < 0 {
+      let leaf = Int(~reference)
+      scan(Int(leafStarts[leaf])..<Int(leafStarts[leaf &+ 1]))
+      return
+    }
+    let node = nodes[Int(reference)]
+    let leftDistance = node.leftBox.distanceSquared(x: x, y: y, z: z)
+    let rightDistance = node.rightBox.distanceSquared(x: x, y: y, z: z)
+    if leftDistance <= rightDistance {
+      if leftDistance <= bound { visit(node.left) }
+      if rightDistance <= bound && !isOutOfRoom { visit(node.right) }
+    } else {
+      if rightDistance <= bound { visit(node.right) }
+      if leftDistance <= bound && !isOutOfRoom { visit(node.left) }
+    }
+  }
+
+  /// Sets aside every point of a leaf whose chord is within the bound.
+  @inline(__always)
+  mutating func scan(_ positions: Range<Int>) {
+    for position in positions {
+      // Positions are below 2³¹, so three times one plus 2 cannot overflow.
+      let offset = 3 &* position
+      let dx = unitVectors[offset] - x
+      let dy = unitVectors[offset &+ 1] - y
+      let dz = unitVectors[offset &+ 2] - z
+      let chordSquared = dx * dx + dy * dy + dz * dz
+      if chordSquared > bound || position == excludedPosition { continue }
+      if setAsideCount == setAside.count {
+        dropPointsBeyondBound()
+        if setAsideCount == setAside.count {
+          isOutOfRoom = true
+          return
+        }
+      }
+      setAside[setAsideCount] = SetAsidePoint(
+        chordSquared: chordSquared, position: Int32(position))
+      setAsideCount += 1
+      keep(chordSquared)
+    }
+  }
+
+  /// Keeps a squared chord among the `capacity` smallest, and tightens the bound.
+  @inline(__always)
+  mutating func keep(_ chordSquared: Double) {
+    if smallestCount < capacity {
+      var child = smallestCount
+      smallestCount += 1
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard smallestChords[parent] < chordSquared else { break }
+        smallestChords[child] = smallestChords[parent]
+        child = parent
+      }
+      smallestChords[child] = chordSquared
+      if smallestCount < capacity { return }
+    } else if chordSquared < smallestChords[0] {
+      var parent = 0
+      while true {
+        var child = 2 * parent + 1
+        if child >= capacity { break }
+        if child + 1 < capacity && smallestChords[child] < smallestChords[child + 1] {
+          child += 1
+        }
+        guard chordSquared < smallestChords[child] else { break }
+        smallestChords[parent] = smallestChords[child]
+        parent = child
+      }
+      smallestChords[parent] = chordSquared
+    } else {
+      return
+    }
+    bound = smallestChords[0] + NearestNeighborIndex.chordSquaredMargin
+  }
+
+  /// Forgets the points set aside that the bound has since moved past.
+  mutating func dropPointsBeyondBound() {
+    var kept = 0
+    for point in setAside[0..<setAsideCount] where point.chordSquared <= bound {
+      setAside[kept] = point
+      kept += 1
+    }
+    setAsideCount = kept
+  }
+}
+
+/// A max-heap of the best `capacity` candidates by (distance, id rank): the worst at the top.
+private struct CandidateHeap {
+  let storage: UnsafeMutableBufferPointer<Candidate>
+  let capacity: Int
+  var count = 0
+
+  init(storage: UnsafeMutableBufferPointer<Candidate>, capacity: Int) {
+    self.storage = storage
+    self.capacity = capacity
+  }
+
+  /// Keeps a candidate if the heap has room or it ranks before the worst kept.
+  mutating func offer(_ candidate: Candidate) {
+    if count < capacity {
+      var child = count
+      count += 1
+      while child > 0 {
+        let parent = (child - 1) / 2
+        guard storage[parent].ranksBefore(candidate) else { break }
+        storage[child] = storage[parent]
+        child = parent
+      }
+      storage[child] = candidate
+    } else if candidate.ranksBefore(storage[0]) {
+      siftDown(candidate, count: count)
+    }
+  }
+
+  /// Places `candidate` at the top of the first `count` slots and restores the heap order.
+  private func siftDown(_ candidate: Candidate, count: Int) {
+    var parent = 0
+    while true {
+      var child = 2 * parent + 1
+      if child >= count { break }
+      if child + 1 < count && storage[child].ranksBefore(storage[child + 1]) { child += 1 }
+      guard candidate.ranksBefore(storage[child]) else { break }
+      storage[parent] = storage[child]
+      parent = child
+    }
+    storage[parent] = candidate
+  }
+
+  /// Turns the heap into the results, best first (heapsort).
+  func sort() {
+    var remaining = count
+    while remaining > 1 {
+      remaining -= 1
+      let worst = storage[0]
+      siftDown(storage[remaining], count: remaining)
+      storage[remaining] = worst
+    }
+  }
+}
