@@ -1,0 +1,462 @@
+import Events
+
+/// The contacts app's read model: every contact, shown in two sections, **Favorite Contacts**
+/// then **Other Contacts**, each in alphabetical order.
+///
+/// Folds `ContactAdded` (sets the whole record; a second `ContactAdded` for the same id replaces
+/// it), `ContactUpdated` (changes only the fields it carries: a `FieldChange.cleared` field
+/// becomes absent), `ContactFavorited` and `ContactUnfavorited` (idempotent: favouriting a
+/// favourite changes nothing). Events for an id never added change nothing.
+///
+/// **Views.** ``sections``: both sections, always in this order and always present (empty when
+/// no contact belongs), each sorted by name ignoring case and diacritics (`Émile` sorts with
+/// `emile`), equal names by id; see `NameOrdering`. A favourite's `displayName` is
+/// `"⭐️ " + name` (U+2B50 U+FE0F, then a space). A missing image URL is shown as a named
+/// placeholder image: `placeholder-small` for the list, `placeholder-large` for the detail.
+/// The detail lists only the rows the contact has (see ``ContactDetailRow``).
+///
+/// **JSON** (`encode(to:options:)`; keys in this order, `company` omitted when absent):
+/// ```
+/// {"sections":[{"title":"Favorite Contacts","contacts":[
+///   {"id":"4","name":"Harry Potter","displayName":"⭐️ Harry Potter","isFavorite":true,
+///    "company":"...","smallImage":{"url":"https://..."},"largeImage":{"placeholder":"placeholder-large"},
+///    "detail":[{"label":"Email","value":"Harry.Potter@gryffindor.edu"},...]}, ...]},
+///  {"title":"Other Contacts","contacts":[...]}]}
+/// ```
+///
+/// **Entries** (keyed by contact id), fields in this order, absent ones left out: `name`,
+/// `isFavorite` (`true`/`false`), `companyName`, `smallImageURL`, `largeImageURL`,
+/// `emailAddress`, `birthdate` (`YYYY-MM-DD`), `phone.work`, `phone.home`, `phone.mobile`,
+/// `address.street`, `address.city`, `address.state`, `address.country`, `address.zipCode`.
+///
+/// **Checkpoint** (version 1): a varint count, then per contact: `id` and `name` strings, a
+/// `UInt16` of flags (bit 0 `isFavorite`; bits 1-13 say which optional field follows, in the
+/// entries' order from `companyName`), then each present optional field: strings, except the
+/// birthdate as `UInt16` year, `UInt8` month, `UInt8` day.
+public struct ContactList: ReadModel {
+  public static let name = "contacts"
+  public static let checkpointVersion = 1
+
+  /// The favourites' section title.
+  public static let favoritesTitle = "Favorite Contacts"
+  /// The other contacts' section title.
+  public static let othersTitle = "Other Contacts"
+  /// What a favourite's display name starts with: U+2B50 WHITE MEDIUM STAR, U+FE0F VARIATION
+  /// SELECTOR-16 (emoji presentation), then a space.
+  public static let favoriteMark = "\u{2B50}\u{FE0F} "
+  /// The image the list shows for a contact without `smallImageURL`.
+  public static let smallPlaceholder = "placeholder-small"
+  /// The image the detail shows for a contact without `largeImageURL`.
+  public static let largePlaceholder = "placeholder-large"
+
+  /// The contacts, each with `isFavorite` false: the flag lives in `favoriteFlags`.
+  private var table = EntityTable<ContactID, ContactRecord>()
+  /// Each contact's `isFavorite`, by its position in `table` (contacts are never removed, so
+  /// positions never move). Favourite toggles, the commonest contacts event, then touch a
+  /// dense array of bytes that stays in cache, not a 250-byte record.
+  private var favoriteFlags: [Bool] = []
+
+  public init() {}
+
+  // MARK: Folding
+
+  public mutating func apply(_ event: DomainEvent, at context: EventContext) {
+    switch event {
+    case .contact(.added(let added)):
+      var record = added.record
+      record.isFavorite = false
+      setFavorite(added.record.isFavorite, at: table.set(record.id, record))
+    case .contact(.updated(let update)):
+      table.update(update.id) { update.apply(to: &$0) }
+    case .contact(.favorited(let favorited)):
+      if let position = table.position(of: favorited.id) { favoriteFlags[position] = true }
+    case .contact(.unfavorited(let unfavorited)):
+      if let position = table.position(of: unfavorited.id) { favoriteFlags[position] = false }
+    default:
+      return
+    }
+  }
+
+  /// Folds one contacts event.
+  public mutating func apply(_ event: ContactEvent) {
+    apply(.contact(event), at: .unpositioned)
+  }
+
+  private mutating func setFavorite(_ isFavorite: Bool, at position: Int) {
+    if position == favoriteFlags.count {
+      favoriteFlags.append(isFavorite)
+    } else {
+      favoriteFlags[position] = isFavorite
+    }
+  }
+
+  // MARK: State
+
+  public var count: Int { table.count }
+
+  /// The contact with `id`, as the log has it.
+  public func contact(_ id: ContactID) -> ContactRecord? {
+    table.position(of: id).map(record)
+  }
+
+  /// The contact at `position` in `table`, with its `isFavorite`.
+  private func record(at position: Int) -> ContactRecord {
+    var record = table.values[position]
+    record.isFavorite = favoriteFlags[position]
+    return record
+  }
+
+  /// Every contact, in no particular order (use ``sections`` for the screen's order).
+  public var records: [ContactRecord] { table.values.indices.map(record) }
+
+  public static func == (lhs: ContactList, rhs: ContactList) -> Bool {
+    guard lhs.table == rhs.table else { return false }
+    for (position, id) in lhs.table.keys.enumerated() {
+      guard let other = rhs.table.position(of: id),
+        lhs.favoriteFlags[position] == rhs.favoriteFlags[other]
+      else { return false }
+    }
+    return true
+  }
+
+  // MARK: Views
+
+  /// The list screen: favourites, then the others; each alphabetical.
+  /// - Complexity: O(n log n); folds every name once.
+  public var sections: [ContactSection] {
+    let records = self.records
+    let order = NameOrdering.sortedPositions(names: records.map(\.name), ids: table.keys)
+    var favorites = ContactSection(title: Self.favoritesTitle, contacts: [])
+    var others = ContactSection(title: Self.othersTitle, contacts: [])
+    for position in order {
+      let row = ContactRow(records[position])
+      if row.isFavorite {
+        favorites.contacts.append(row)
+      } else {
+        others.contacts.append(row)
+      }
+    }
+    return [favorites, others]
+  }
+
+  /// The row (and detail) of contact `id`.
+  public func row(for id: ContactID) -> ContactRow? {
+    contact(id).map(ContactRow.init)
+  }
+
+  public func encode(to writer: inout JSONWriter, options: ViewOptions) {
+    writer.beginObject()
+    writer.key("sections")
+    writer.beginArray()
+    for section in sections {
+      writer.beginObject()
+      writer.field("title", section.title)
+      writer.key("contacts")
+      writer.beginArray()
+      for row in section.contacts { row.encode(to: &writer) }
+      writer.endArray()
+      writer.endObject()
+    }
+    writer.endArray()
+    writer.endObject()
+  }
+
+  // MARK: Entries
+
+  public var entries: [String: ReadModelEntry] {
+    var entries: [String: ReadModelEntry] = [:]
+    entries.reserveCapacity(table.count)
+    for (position, id) in table.keys.enumerated() {
+      entries[id.rawValue] = Self.entry(record(at: position))
+    }
+    return entries
+  }
+
+  public func entry(forID id: String) -> ReadModelEntry? {
+    guard let id = try? ContactID(id), let record = contact(id) else { return nil }
+    return Self.entry(record)
+  }
+
+  private static func entry(_ record: ContactRecord) -> ReadModelEntry {
+    var entry = ReadModelEntry()
+    entry.append("name", record.name)
+    entry.append("isFavorite", record.isFavorite ? "true" : "false")
+    entry.append("companyName", record.companyName)
+    entry.append("smallImageURL", record.smallImageURL)
+    entry.append("largeImageURL", record.largeImageURL)
+    entry.append("emailAddress", record.emailAddress)
+    entry.append("birthdate", record.birthdate?.description)
+    entry.append("phone.work", record.phone.work)
+    entry.append("phone.home", record.phone.home)
+    entry.append("phone.mobile", record.phone.mobile)
+    entry.append("address.street", record.address.street)
+    entry.append("address.city", record.address.city)
+    entry.append("address.state", record.address.state)
+    entry.append("address.country", record.address.country)
+    entry.append("address.zipCode", record.address.zipCode)
+    return entry
+  }
+
+  /// Checks the storage's invariants; for tests.
+  func checkInvariants() {
+    table.checkInvariants()
+    precondition(favoriteFlags.count == table.count, "one favourite flag a contact")
+    precondition(!table.values.contains { $0.isFavorite }, "flags live in favoriteFlags")
+  }
+
+  // MARK: Checkpoint
+
+  private static let flagBits = 14
+
+  public func write(to writer: inout BinaryWriter) {
+    writer.writeCount(table.count)
+    for (position, (id, record)) in zip(table.keys, table.values).enumerated() {
+      writer.writeString(id.rawValue)
+      writer.writeString(record.name)
+      var flags: UInt16 = favoriteFlags[position] ? 1 : 0
+      func flag(_ bit: UInt16, _ isPresent: Bool) {
+        if isPresent { flags |= 1 << bit }
+      }
+      flag(1, record.companyName != nil)
+      flag(2, record.smallImageURL != nil)
+      flag(3, record.largeImageURL != nil)
+      flag(4, record.emailAddress != nil)
+      flag(5, record.phone.work != nil)
+      flag(6, record.phone.home != nil)
+      flag(7, record.phone.mobile != nil)
+      flag(8, record.address.street != nil)
+      flag(9, record.address.city != nil)
+      flag(10, record.address.state != nil)
+      flag(11, record.address.country != nil)
+      flag(12, record.address.zipCode != nil)
+      flag(13, record.birthdate != nil)
+      writer.writeInteger(flags)
+      func text(_ value: String?) {
+        if let value { writer.writeString(value) }
+      }
+      text(record.companyName)
+      text(record.smallImageURL)
+      text(record.largeImageURL)
+      text(record.emailAddress)
+      text(record.phone.work)
+      text(record.phone.home)
+      text(record.phone.mobile)
+      text(record.address.street)
+      text(record.address.city)
+      text(record.address.state)
+      text(record.address.country)
+      text(record.address.zipCode)
+      if let birthdate = record.birthdate {
+        writer.writeInteger(UInt16(birthdate.year))
+        writer.writeInteger(UInt8(birthdate.month))
+        writer.writeInteger(UInt8(birthdate.day))
+      }
+    }
+  }
+
+  public init(from reader: inout BinaryReader) throws(ProjectionsError) {
+    let count = try reader.readCount("the number of contacts", minimumSize: 4)
+    table = EntityTable(minimumCapacity: count)
+    favoriteFlags.reserveCapacity(count)
+    for _ in 0..<count {
+      let start = reader.offset
+      let id = try reader.readIdentifier(ContactID.init, "a contact id")
+      let name = try reader.readString("a contact's name")
+      let flagsOffset = reader.offset
+      let flags = try reader.readInteger(UInt16.self, "a contact's flags")
+      guard flags >> Self.flagBits == 0 else {
+        throw reader.invalid(
+          "contact '\(id)' flags", expected: "bits 0-13 only",
+          found: "0x" + String(flags, radix: 16), at: flagsOffset)
+      }
+      func text(_ bit: Int) throws(ProjectionsError) -> String? {
+        guard flags & (1 << UInt16(bit)) != 0 else { return nil }
+        let value = try reader.readString("a contact field")
+        guard !value.isEmpty else {
+          throw reader.invalid(
+            "contact '\(id)' field", expected: "a non-empty string (absent fields are flagged)",
+            found: "an empty string")
+        }
+        return value
+      }
+      var record = ContactRecord(id: id, name: name)
+      record.companyName = try text(1)
+      record.smallImageURL = try text(2)
+      record.largeImageURL = try text(3)
+      record.emailAddress = try text(4)
+      record.phone.work = try text(5)
+      record.phone.home = try text(6)
+      record.phone.mobile = try text(7)
+      record.address.street = try text(8)
+      record.address.city = try text(9)
+      record.address.state = try text(10)
+      record.address.country = try text(11)
+      record.address.zipCode = try text(12)
+      if flags & (1 << 13) != 0 {
+        let dateOffset = reader.offset
+        let year = try reader.readInteger(UInt16.self, "a birthdate's year")
+        let month = try reader.readInteger(UInt8.self, "a birthdate's month")
+        let day = try reader.readInteger(UInt8.self, "a birthdate's day")
+        do throws(EventsError) {
+          record.birthdate = try CalendarDate(year: Int(year), month: Int(month), day: Int(day))
+        } catch {
+          throw reader.invalid(
+            "contact '\(id)' birthdate", expected: "a valid date",
+            found: "\(year)-\(month)-\(day)", at: dateOffset)
+        }
+      }
+      guard table.appendDecoded(id, record) else {
+        throw reader.invalid(
+          "a contact id", expected: "each id once", found: "'\(id)' again", at: start)
+      }
+      favoriteFlags.append(flags & 1 != 0)
+    }
+  }
+}
+
+// MARK: - View types
+
+/// A section of the contacts list.
+public struct ContactSection: Sendable, Equatable {
+  /// `Favorite Contacts` or `Other Contacts`.
+  public var title: String
+  /// The contacts, in display order.
+  public var contacts: [ContactRow]
+
+  public init(title: String, contacts: [ContactRow]) {
+    self.title = title
+    self.contacts = contacts
+  }
+}
+
+/// An image the app shows: a remote URL, or the named placeholder when the contact has none.
+public enum ContactImage: Sendable, Equatable, Hashable {
+  /// The contact's image at this URL.
+  case url(String)
+  /// The bundled placeholder image with this name.
+  case placeholder(String)
+
+  func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    switch self {
+    case .url(let url): writer.field("url", url)
+    case .placeholder(let name): writer.field("placeholder", name)
+    }
+    writer.endObject()
+  }
+}
+
+/// One row of a contact's detail screen.
+///
+/// Rows come in this order, each only when the contact has the field: `Company`, `Email`,
+/// `Birthdate` (`YYYY-MM-DD`), `Work Phone`, `Home Phone`, `Mobile Phone`, `Address`. The
+/// address is one row of up to three lines joined by `\n`: the street; the city, then `, `,
+/// then the state and zip code separated by a space (`Phoenix, AZ 85034`, or whichever parts
+/// exist); the country.
+public struct ContactDetailRow: Sendable, Equatable, Hashable {
+  public var label: String
+  public var value: String
+
+  public init(label: String, value: String) {
+    self.label = label
+    self.value = value
+  }
+}
+
+/// A contact as the list and detail screens show it.
+public struct ContactRow: Sendable, Equatable {
+  public var id: ContactID
+  /// The name as the log has it.
+  public var name: String
+  /// The name the list shows: `"⭐️ " + name` for a favourite, `name` otherwise.
+  public var displayName: String
+  public var isFavorite: Bool
+  /// The company, if the contact has one.
+  public var company: String?
+  /// The list's image.
+  public var smallImage: ContactImage
+  /// The detail's image.
+  public var largeImage: ContactImage
+  /// The detail rows the contact has.
+  public var detail: [ContactDetailRow]
+
+  /// The row of `record`.
+  public init(_ record: ContactRecord) {
+    id = record.id
+    name = record.name
+    displayName = record.isFavorite ? ContactList.favoriteMark + record.name : record.name
+    isFavorite = record.isFavorite
+    company = record.companyName
+    smallImage = record.smallImageURL.map { .url($0) } ?? .placeholder(ContactList.smallPlaceholder)
+    largeImage = record.largeImageURL.map { .url($0) } ?? .placeholder(ContactList.largePlaceholder)
+    var detail: [ContactDetailRow] = []
+    func add(_ label: String, _ value: String?) {
+      if let value { detail.append(ContactDetailRow(label: label, value: value)) }
+    }
+    add("Company", record.companyName)
+    add("Email", record.emailAddress)
+    add("Birthdate", record.birthdate?.description)
+    add("Work Phone", record.phone.work)
+    add("Home Phone", record.phone.home)
+    add("Mobile Phone", record.phone.mobile)
+    let address = record.address
+    let region = [address.state, address.zipCode].compactMap { $0 }.joined(separator: " ")
+    let locality = [address.city, region.isEmpty ? nil : region].compactMap { $0 }
+      .joined(separator: ", ")
+    let lines = [address.street, locality.isEmpty ? nil : locality, address.country]
+      .compactMap { $0 }
+    add("Address", lines.isEmpty ? nil : lines.joined(separator: "\n"))
+    self.detail = detail
+  }
+
+  func encode(to writer: inout JSONWriter) {
+    writer.beginObject()
+    writer.field("id", id.rawValue)
+    writer.field("name", name)
+    writer.field("displayName", displayName)
+    writer.field("isFavorite", isFavorite)
+    writer.field("company", company)
+    writer.key("smallImage")
+    smallImage.encode(to: &writer)
+    writer.key("largeImage")
+    largeImage.encode(to: &writer)
+    writer.key("detail")
+    writer.beginArray()
+    for row in detail {
+      writer.beginObject()
+      writer.field("label", row.label)
+      writer.field("value", row.value)
+      writer.endObject()
+    }
+    writer.endArray()
+    writer.endObject()
+  }
+}
+
+extension ContactUpdated {
+  /// Applies the update to `record` in place (what `applied(to:)` does, without a copy, and
+  /// without calling `FieldChange`'s generic members, which are not specialized across modules).
+  fileprivate func apply(to record: inout ContactRecord) {
+    func assign<Value>(_ change: FieldChange<Value>?, _ field: inout Value?) {
+      switch change {
+      case .none: return
+      case .set(let value): field = value
+      case .cleared: field = nil
+      }
+    }
+    if let name { record.name = name }
+    assign(companyName, &record.companyName)
+    assign(smallImageURL, &record.smallImageURL)
+    assign(largeImageURL, &record.largeImageURL)
+    assign(emailAddress, &record.emailAddress)
+    assign(birthdate, &record.birthdate)
+    assign(workPhone, &record.phone.work)
+    assign(homePhone, &record.phone.home)
+    assign(mobilePhone, &record.phone.mobile)
+    assign(street, &record.address.street)
+    assign(city, &record.address.city)
+    assign(state, &record.address.state)
+    assign(country, &record.address.country)
+    assign(zipCode, &record.address.zipCode)
+  }
+}

@@ -1,0 +1,265 @@
+import Events
+import Foundation
+
+/// The field survey's read model: every observation, for the list screen ("Field Survey") and
+/// the detail screen ("Observation").
+///
+/// Folds `ObservationRecorded` (sets the whole observation; recording an id again replaces it),
+/// `ObservationRevised` (changes only the fields it carries; a revision of an unknown id changes
+/// nothing) and `ObservationRemoved`.
+///
+/// **Views.** ``rows(options:)``: the observations by date, oldest first, equal dates by id;
+/// each with its classification's icon (`bird` → `bird.png`, `bird@2x.png`, `bird@3x.png`), its
+/// title, its date and time formatted for a locale and time zone, and its description (the
+/// detail). Formatting is part of the view, not of the state: the same state renders in any
+/// locale.
+///
+/// **Date text.** `DateFormatter` with `dateStyle = .medium`, `timeStyle = .short`, the given
+/// locale and time zone; then U+202F NARROW NO-BREAK SPACE and U+00A0 NO-BREAK SPACE are
+/// replaced by a plain space (recent ICU versions, on Linux in particular, put U+202F before
+/// `AM`/`PM`), so en_US gives exactly `Jun 14, 2017 at 6:00 PM` on every platform.
+///
+/// **JSON** (`encode(to:options:)`; `locale` and `timeZone` are the options' identifiers):
+/// ```
+/// {"title":"Field Survey","detailTitle":"Observation","locale":"en_US","timeZone":"GMT",
+///  "observations":[{"id":"3f2a9c0d41b7","classification":"bird","icon":"bird",
+///   "iconFiles":["bird.png","bird@2x.png","bird@3x.png"],"title":"Red-tailed Hawk",
+///   "date":"2017-06-14T18:00:00.000Z","dateText":"Jun 14, 2017 at 6:00 PM",
+///   "description":"Standing in tree in middle of wooded area."},...]}
+/// ```
+///
+/// **Entries** (keyed by observation id): `classification`, `title`, `description`, `date` (the
+/// log's form, `2017-06-14T18:00:00.000Z`: entries do not depend on a locale).
+///
+/// **Checkpoint** (version 1): a varint count, then per observation: the id string, the
+/// classification as a `UInt8` (its index in `Classification.allCases`), title and description
+/// strings, the date as `Int64` milliseconds since 1970.
+public struct ObservationList: ReadModel {
+  public static let name = "observations"
+  public static let checkpointVersion = 1
+
+  /// The list screen's title.
+  public static let listTitle = "Field Survey"
+  /// The detail screen's title.
+  public static let detailTitle = "Observation"
+
+  private var table = EntityTable<ObservationID, ObservationRecord>()
+
+  public init() {}
+
+  // MARK: Folding
+
+  public mutating func apply(_ event: DomainEvent, at context: EventContext) {
+    switch event {
+    case .observation(.recorded(let recorded)):
+      table.set(recorded.id, recorded.record)
+    case .observation(.revised(let revision)):
+      table.update(revision.id) { record in
+        if let classification = revision.classification { record.classification = classification }
+        if let title = revision.title { record.title = title }
+        if let description = revision.description { record.description = description }
+        if let date = revision.date { record.date = date }
+      }
+    case .observation(.removed(let removed)):
+      table.remove(removed.id)
+    default:
+      return
+    }
+  }
+
+  /// Folds one field-survey event.
+  public mutating func apply(_ event: ObservationEvent) {
+    apply(.observation(event), at: .unpositioned)
+  }
+
+  // MARK: State and views
+
+  public var count: Int { table.count }
+
+  /// The observation with `id`, as the log has it.
+  public func observation(_ id: ObservationID) -> ObservationRecord? { table[id] }
+
+  /// The list (and details), oldest first, equal dates by id, dates formatted per `options`.
+  /// - Complexity: O(n log n); one date formatter for the whole list.
+  public func rows(options: ViewOptions = .default) -> [ObservationRow] {
+    let formatter = ObservationDateFormatter(options)
+    let records = table.values
+    let ids = table.keys
+    let order = records.indices.sorted { left, right in
+      records[left].date != records[right].date
+        ? records[left].date < records[right].date : ids[left] < ids[right]
+    }
+    return order.map { ObservationRow(id: ids[$0], record: records[$0], formatter: formatter) }
+  }
+
+  /// The detail of observation `id`, dates formatted per `options`.
+  public func row(for id: ObservationID, options: ViewOptions = .default) -> ObservationRow? {
+    table[id].map {
+      ObservationRow(id: id, record: $0, formatter: ObservationDateFormatter(options))
+    }
+  }
+
+  /// `date` as the list shows it: medium date, short time, for `options`' locale and time zone,
+  /// with no-break spaces made plain (`Jun 14, 2017 at 6:00 PM` in en_US).
+  public static func dateText(_ date: Timestamp, options: ViewOptions = .default) -> String {
+    ObservationDateFormatter(options).string(from: date)
+  }
+
+  public func encode(to writer: inout JSONWriter, options: ViewOptions) {
+    writer.beginObject()
+    writer.field("title", Self.listTitle)
+    writer.field("detailTitle", Self.detailTitle)
+    writer.field("locale", options.locale.identifier)
+    writer.field("timeZone", options.timeZone.identifier)
+    writer.key("observations")
+    writer.beginArray()
+    for row in rows(options: options) {
+      writer.beginObject()
+      writer.field("id", row.id.rawValue)
+      writer.field("classification", row.classification.rawValue)
+      writer.field("icon", row.icon.name)
+      writer.field("iconFiles", row.icon.fileNames)
+      writer.field("title", row.title)
+      writer.field("date", row.date.description)
+      writer.field("dateText", row.dateText)
+      writer.field("description", row.description)
+      writer.endObject()
+    }
+    writer.endArray()
+    writer.endObject()
+  }
+
+  // MARK: Entries
+
+  public var entries: [String: ReadModelEntry] {
+    var entries: [String: ReadModelEntry] = [:]
+    entries.reserveCapacity(table.count)
+    for (id, record) in zip(table.keys, table.values) {
+      entries[id.rawValue] = Self.entry(record)
+    }
+    return entries
+  }
+
+  public func entry(forID id: String) -> ReadModelEntry? {
+    guard let id = try? ObservationID(id), let record = table[id] else { return nil }
+    return Self.entry(record)
+  }
+
+  private static func entry(_ record: ObservationRecord) -> ReadModelEntry {
+    var entry = ReadModelEntry()
+    entry.append("classification", record.classification.rawValue)
+    entry.append("title", record.title)
+    entry.append("description", record.description)
+    entry.append("date", record.date.description)
+    return entry
+  }
+
+  /// Checks the storage's invariants; for tests.
+  func checkInvariants() { table.checkInvariants() }
+
+  // MARK: Checkpoint
+
+  private static let classifications = Classification.allCases
+
+  public func write(to writer: inout BinaryWriter) {
+    writer.writeCount(table.count)
+    for (id, record) in zip(table.keys, table.values) {
+      writer.writeString(id.rawValue)
+      let index = Self.classifications.firstIndex(of: record.classification) ?? 0
+      writer.writeInteger(UInt8(index))
+      writer.writeString(record.title)
+      writer.writeString(record.description)
+      writer.writeInteger(record.date.millisecondsSince1970)
+    }
+  }
+
+  public init(from reader: inout BinaryReader) throws(ProjectionsError) {
+    let count = try reader.readCount("the number of observations", minimumSize: 23)
+    table = EntityTable(minimumCapacity: count)
+    for _ in 0..<count {
+      let start = reader.offset
+      let id = try reader.readIdentifier(ObservationID.init, "an observation id")
+      let classificationOffset = reader.offset
+      let index = Int(try reader.readInteger(UInt8.self, "a classification"))
+      guard index < Self.classifications.count else {
+        throw reader.invalid(
+          "observation '\(id)' classification",
+          expected: "0 to \(Self.classifications.count - 1)", found: "\(index)",
+          at: classificationOffset)
+      }
+      let title = try reader.readString("an observation's title")
+      let description = try reader.readString("an observation's description")
+      let milliseconds = try reader.readInteger(Int64.self, "an observation's date")
+      let record = ObservationRecord(
+        classification: Self.classifications[index], title: title, description: description,
+        date: Timestamp(millisecondsSince1970: milliseconds))
+      guard table.appendDecoded(id, record) else {
+        throw reader.invalid(
+          "an observation id", expected: "each id once", found: "'\(id)' again", at: start)
+      }
+    }
+  }
+}
+
+/// An observation as the list and the detail show it.
+public struct ObservationRow: Sendable, Equatable {
+  public var id: ObservationID
+  public var classification: Classification
+  /// The classification's icon.
+  public var icon: ClassificationIcon
+  public var title: String
+  /// When it was seen.
+  public var date: Timestamp
+  /// `date` formatted for the view's locale and time zone (`Jun 14, 2017 at 6:00 PM`).
+  public var dateText: String
+  /// The detail's text.
+  public var description: String
+
+  init(id: ObservationID, record: ObservationRecord, formatter: ObservationDateFormatter) {
+    self.id = id
+    classification = record.classification
+    icon = ClassificationIcon(record.classification)
+    title = record.title
+    date = record.date
+    dateText = formatter.string(from: record.date)
+    description = record.description
+  }
+}
+
+/// A classification's icon: `<classification>.png` with `@2x` and `@3x` variants.
+public struct ClassificationIcon: Sendable, Equatable, Hashable {
+  /// The icon's name, the classification's raw value (`bird`).
+  public var name: String
+
+  public init(_ classification: Classification) {
+    name = classification.rawValue
+  }
+
+  /// The image files: `bird.png`, `bird@2x.png`, `bird@3x.png`.
+  public var fileNames: [String] { [name + ".png", name + "@2x.png", name + "@3x.png"] }
+}
+
+/// The date formatter of one view: medium date, short time, no-break spaces made plain.
+struct ObservationDateFormatter {
+  private let formatter: DateFormatter
+
+  init(_ options: ViewOptions) {
+    formatter = DateFormatter()
+    formatter.locale = options.locale
+    formatter.timeZone = options.timeZone
+    formatter.dateStyle = .medium
+    formatter.timeStyle = .short
+  }
+
+  func string(from date: Timestamp) -> String {
+    let text = formatter.string(from: date.date)
+    guard text.unicodeScalars.contains(where: { $0 == "\u{202F}" || $0 == "\u{00A0}" }) else {
+      return text
+    }
+    var scalars = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      scalars.append(scalar == "\u{202F}" || scalar == "\u{00A0}" ? " " : scalar)
+    }
+    return String(scalars)
+  }
+}

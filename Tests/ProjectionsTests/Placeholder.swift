@@ -1,5 +1,0 @@
-import Testing
-
-@testable import Projections
-
-@Test func placeholder() {}
