@@ -168,3 +168,27 @@ import Testing
     }
   }
 }
+
+@Suite struct SHA256MidstateTests {
+  @Test func resumingFromAMidstateGivesTheSameDigest() throws {
+    var generator = SplitMix64(seed: 0x5348_4132)
+    let message = (0..<1000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    for split in [0, 1, 55, 63, 64, 65, 500, 999, 1000] {
+      var first = SHA256()
+      first.update(message[..<split])
+      var resumed = try #require(SHA256(midstate: first.midstate), "split \(split)")
+      resumed.update(message[split...])
+      #expect(resumed.finalize() == SHA256.hash(message), "split \(split)")
+    }
+  }
+
+  @Test func aDamagedMidstateIsRefused() {
+    var hasher = SHA256()
+    hasher.update(Array("abc".utf8))
+    var bytes = hasher.midstate
+    #expect(bytes.count == SHA256.midstateByteCount)
+    #expect(SHA256(midstate: Array(bytes.dropLast())) == nil)
+    bytes[96] = 70
+    #expect(SHA256(midstate: bytes) == nil)
+  }
+}

@@ -126,6 +126,55 @@ public struct SHA256: Sendable {
     }
   }
 
+  /// The hasher's whole state, 112 bytes: the eight words H(i), the pending partial block, its
+  /// length and the message length, all little-endian. `init(midstate:)` resumes from it, so a
+  /// digest of a growing file can go on from where an earlier one stopped without rereading
+  /// what it covered (checkpoints use this).
+  public var midstate: [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(Self.midstateByteCount)
+    withUnsafeBytes(of: state) { raw in
+      for index in 0..<8 {
+        let word = raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)
+        withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
+      }
+    }
+    withUnsafeBytes(of: pending) { bytes.append(contentsOf: $0) }
+    withUnsafeBytes(of: UInt64(pendingCount).littleEndian) { bytes.append(contentsOf: $0) }
+    withUnsafeBytes(of: messageByteCount.littleEndian) { bytes.append(contentsOf: $0) }
+    return bytes
+  }
+
+  /// The length of `midstate`.
+  public static let midstateByteCount = 32 + 64 + 8 + 8
+
+  /// Resumes a hasher from its `midstate`; `nil` when `bytes` is not a valid one.
+  public init?(midstate bytes: [UInt8]) {
+    guard bytes.count == Self.midstateByteCount else { return nil }
+    self.init()
+    func word64(_ offset: Int) -> UInt64 {
+      var value: UInt64 = 0
+      for index in (0..<8).reversed() { value = value << 8 | UInt64(bytes[offset + index]) }
+      return value
+    }
+    func word32(_ offset: Int) -> UInt32 {
+      var value: UInt32 = 0
+      for index in (0..<4).reversed() { value = value << 8 | UInt32(bytes[offset + index]) }
+      return value
+    }
+    state = (
+      word32(0), word32(4), word32(8), word32(12), word32(16), word32(20), word32(24), word32(28)
+    )
+    withUnsafeMutableBytes(of: &pending) { raw in
+      for index in 0..<64 { raw[index] = bytes[32 + index] }
+    }
+    let count = word64(96)
+    guard count < 64 else { return nil }
+    pendingCount = Int(count)
+    messageByteCount = word64(104)
+    guard messageByteCount % 64 == count else { return nil }
+  }
+
   /// The SHA-256 digest of `bytes`.
   /// - Parameter bytes: The whole message, e.g. `text.utf8` or a `[UInt8]`.
   /// - Returns: The 32-byte digest.

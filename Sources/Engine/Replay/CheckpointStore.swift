@@ -1,0 +1,311 @@
+import Events
+import Foundation
+import Projections
+
+/// The checkpoint sidecar of a log: saved read-model states in `<log>.checkpoints/`, one file
+/// per checkpoint (`seq-000000001000.ckpt`), each tied to the log prefix it was built from.
+///
+/// A checkpoint records the `seq` and byte offset it covers, the SHA-256 of those bytes (and the
+/// hasher's midstate, so the next checkpoint's digest continues from it), and a fingerprint of
+/// sample lines: the lines at seq 1, 2, 4, 8, … and its last line, by offset, length and stored
+/// checksum. Before a checkpoint is used, those sample lines are read back and compared (a few
+/// dozen small reads): a log that was truncated, replaced or rewritten at those places no
+/// longer matches and the checkpoint is ignored. `verify` re-hashes the whole prefix for an
+/// exact proof. Deleting the folder loses nothing: checkpoints are caches of the log.
+public struct CheckpointStore: Sendable {
+  /// The sidecar folder.
+  public let directory: String
+  /// The log it belongs to.
+  public let logPath: String
+
+  public init(logPath: String) {
+    self.logPath = logPath
+    directory = logPath + ".checkpoints"
+  }
+
+  /// What ties a checkpoint to its log.
+  public struct Anchor: Sendable, Equatable {
+    /// Offset just past the line of the checkpoint's last event.
+    public var offset: Int64
+    /// SHA-256 of the log's bytes `0..<offset`.
+    public var sha256: [UInt8]
+    /// The hasher's state after those bytes.
+    public var midstate: [UInt8]
+    /// The latest `at` among the events covered (for `--as-of`).
+    public var latestTimestamp: Timestamp
+    /// Sample lines: where they start, their length without `\n`, and their stored checksum.
+    public var samples: [Sample]
+
+    public struct Sample: Sendable, Equatable {
+      public var offset: Int64
+      public var length: Int
+      public var checksum: String
+    }
+
+    /// The anchor as the compact text stored in the checkpoint file.
+    var text: String {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.key("v")
+      writer.integer(1)
+      writer.key("offset")
+      writer.integer(offset)
+      writer.key("sha256")
+      writer.string(SHA256.hex(sha256))
+      writer.key("midstate")
+      writer.string(SHA256.hex(midstate))
+      writer.key("latestAt")
+      writer.string(latestTimestamp.description)
+      writer.key("samples")
+      writer.beginArray()
+      for sample in samples {
+        writer.beginArray()
+        writer.integer(sample.offset)
+        writer.integer(sample.length)
+        writer.string(sample.checksum)
+        writer.endArray()
+      }
+      writer.endArray()
+      writer.endObject()
+      return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    /// Reads the stored text; `nil` when it is not an anchor this engine wrote.
+    init?(text: String) {
+      guard case .object(let object)? = try? JSONValue.parse(text),
+        object["v"]?.int64Value == 1,
+        let offset = object["offset"]?.int64Value,
+        let sha256 = object["sha256"]?.stringValue.flatMap({ SHA256.bytes(fromHex: $0) }),
+        let midstate = object["midstate"]?.stringValue.flatMap({ SHA256.bytes(fromHex: $0) }),
+        let latest = object["latestAt"]?.stringValue.flatMap({ Timestamp.parseISO8601($0) }),
+        let samples = object["samples"]?.arrayValue
+      else { return nil }
+      var parsed: [Sample] = []
+      for sample in samples {
+        guard let parts = sample.arrayValue, parts.count == 3, let start = parts[0].int64Value,
+          let length = parts[1].int64Value, let checksum = parts[2].stringValue
+        else { return nil }
+        parsed.append(Sample(offset: start, length: Int(length), checksum: checksum))
+      }
+      self.init(
+        offset: offset, sha256: sha256, midstate: midstate, latestTimestamp: latest,
+        samples: parsed)
+    }
+
+    init(
+      offset: Int64, sha256: [UInt8], midstate: [UInt8], latestTimestamp: Timestamp,
+      samples: [Sample]
+    ) {
+      self.offset = offset
+      self.sha256 = sha256
+      self.midstate = midstate
+      self.latestTimestamp = latestTimestamp
+      self.samples = samples
+    }
+  }
+
+  /// A checkpoint file and the seq its name gives.
+  public struct Entry: Sendable, Equatable {
+    public var sequence: Int64
+    public var path: String
+    public var byteCount: Int64
+  }
+
+  /// The checkpoints present, oldest first.
+  public func entries() -> [Entry] {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+      return []
+    }
+    return names.compactMap { name -> Entry? in
+      guard name.hasPrefix("seq-"), name.hasSuffix(".ckpt"),
+        let sequence = Int64(name.dropFirst(4).dropLast(5))
+      else { return nil }
+      let path = directory + "/" + name
+      let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+      return Entry(sequence: sequence, path: path, byteCount: Int64(size ?? 0))
+    }
+    .sorted { $0.sequence < $1.sequence }
+  }
+
+  /// The file name of the checkpoint at `sequence`.
+  func path(for sequence: Int64) -> String {
+    let digits = String(sequence)
+    return directory + "/seq-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+      + ".ckpt"
+  }
+
+  /// How often replays save checkpoints on their own (`replay checkpoint --every`), if set.
+  public var interval: Int64? {
+    guard let text = try? String(contentsOfFile: directory + "/every", encoding: .utf8) else {
+      return nil
+    }
+    return Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0 > 0 ? $0 : nil }
+  }
+
+  /// Sets (or with `nil` clears) the interval at which replays save checkpoints.
+  public func setInterval(_ interval: Int64?) throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let path = directory + "/every"
+    if let interval {
+      try (String(interval) + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    } else {
+      try? FileManager.default.removeItem(atPath: path)
+    }
+  }
+
+  /// Saves `models` as the state after event `sequence`; written to a temporary name and
+  /// renamed, so a crash never leaves half a checkpoint under a checkpoint's name.
+  public func save(_ models: ReadModels, sequence: Int64, anchor: Anchor) throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let bytes = ReadModelCheckpoint(models: models, sequence: sequence, anchor: anchor.text)
+      .encoded()
+    let final = path(for: sequence)
+    let temporary = final + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
+    try Data(bytes).write(to: URL(fileURLWithPath: temporary))
+    if rename(temporary, final) != 0 {
+      try? FileManager.default.removeItem(atPath: temporary)
+      throw EngineError.io(path: final, operation: "rename", code: errno)
+    }
+  }
+
+  /// A loaded checkpoint.
+  public struct Loaded: Sendable {
+    public var models: ReadModels
+    public var sequence: Int64
+    public var anchor: Anchor
+  }
+
+  /// Why a checkpoint cannot be used.
+  public struct Rejection: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "checkpoint '\(path)' ignored: \(reason)" }
+  }
+
+  /// Loads the checkpoint `entry` and checks that the log still holds the prefix it was built
+  /// from (the sample lines); with `models` naming some models, only those are decoded.
+  public func load(
+    _ entry: Entry, models names: Set<String>? = nil, checkingLog: Bool = true
+  ) throws(Rejection) -> Loaded {
+    func reject(_ reason: String) -> Rejection { Rejection(path: entry.path, reason: reason) }
+    guard let data = FileManager.default.contents(atPath: entry.path) else {
+      throw reject("it cannot be read")
+    }
+    let bytes = Array(data)
+    var models = ReadModels()
+    let sequence: Int64
+    let anchorText: String
+    do throws(ProjectionsError) {
+      if let names, names.count < ReadModels.modelNames.count {
+        var header: (sequence: Int64, anchor: String)?
+        for name in names {
+          switch name {
+          case ContactList.name:
+            let decoded = try ReadModelCheckpoint.decode(ContactList.self, from: bytes)
+            models.contacts = decoded.model
+            header = (decoded.sequence, decoded.anchor)
+          case ZipCodeList.name:
+            let decoded = try ReadModelCheckpoint.decode(ZipCodeList.self, from: bytes)
+            models.zipCodes = decoded.model
+            header = (decoded.sequence, decoded.anchor)
+          case ObservationList.name:
+            let decoded = try ReadModelCheckpoint.decode(ObservationList.self, from: bytes)
+            models.observations = decoded.model
+            header = (decoded.sequence, decoded.anchor)
+          case AnimalCatalog.name:
+            let decoded = try ReadModelCheckpoint.decode(AnimalCatalog.self, from: bytes)
+            models.animals = decoded.model
+            header = (decoded.sequence, decoded.anchor)
+          case LocationList.name:
+            let decoded = try ReadModelCheckpoint.decode(LocationList.self, from: bytes)
+            models.locations = decoded.model
+            header = (decoded.sequence, decoded.anchor)
+          default:
+            continue
+          }
+        }
+        (sequence, anchorText) = header ?? (-1, "")
+      } else {
+        let checkpoint = try ReadModelCheckpoint(decoding: bytes)
+        models = checkpoint.models
+        sequence = checkpoint.sequence
+        anchorText = checkpoint.anchor
+      }
+    } catch {
+      throw reject("\(error)")
+    }
+    guard sequence >= 0 else { throw reject("no model was asked for") }
+    guard sequence == entry.sequence else {
+      throw reject("its name says seq \(entry.sequence) but it holds seq \(sequence)")
+    }
+    guard let anchor = Anchor(text: anchorText) else {
+      throw reject("it was not written by this engine's checkpoint store")
+    }
+    if checkingLog { try check(anchor, path: entry.path) }
+    return Loaded(models: models, sequence: sequence, anchor: anchor)
+  }
+
+  /// Reads the anchor's sample lines back from the log and compares them.
+  func check(_ anchor: Anchor, path: String) throws(Rejection) {
+    func reject(_ reason: String) -> Rejection { Rejection(path: path, reason: reason) }
+    let file: FileDescriptor
+    do {
+      file = try FileDescriptor.open(logPath, .readOnly)
+    } catch {
+      throw reject("the log cannot be opened: \(error)")
+    }
+    defer { file.close() }
+    guard let size = try? file.status().size, size >= anchor.offset else {
+      throw reject("the log is shorter than the \(anchor.offset) bytes it covered")
+    }
+    for sample in anchor.samples {
+      guard let line = try? file.readFully(count: sample.length + 1, at: sample.offset),
+        line.count == sample.length + 1, line.last == 0x0A, sample.length > 18
+      else {
+        throw reject("the line at byte \(sample.offset) is not where it was")
+      }
+      let stored = String(decoding: line[(sample.length - 10)..<(sample.length - 2)], as: UTF8.self)
+      guard stored == sample.checksum else {
+        throw reject(
+          "the line at byte \(sample.offset) changed (checksum \(stored), was \(sample.checksum))")
+      }
+    }
+  }
+
+  /// Re-hashes the prefix a checkpoint covers and compares it with the digest it stored.
+  /// - Returns: `nil` when it matches, else why not.
+  public func verifyDigest(of entry: Entry) -> String? {
+    let loaded: Loaded
+    do {
+      loaded = try load(entry, models: [ContactList.name], checkingLog: false)
+    } catch {
+      return error.reason
+    }
+    guard let file = try? FileDescriptor.open(logPath, .readOnly) else {
+      return "the log cannot be opened"
+    }
+    defer { file.close() }
+    var hasher = SHA256()
+    var offset: Int64 = 0
+    let blockSize = 4 << 20
+    while offset < loaded.anchor.offset {
+      let count = Int(min(Int64(blockSize), loaded.anchor.offset - offset))
+      guard let block = try? file.readFully(count: count, at: offset), block.count == count else {
+        return "the log could not be read at byte \(offset)"
+      }
+      hasher.update(block)
+      offset += Int64(count)
+    }
+    let digest = hasher.finalize()
+    return digest == loaded.anchor.sha256
+      ? nil
+      : "the log's first \(loaded.anchor.offset) bytes hash to \(SHA256.hex(digest)), not \(SHA256.hex(loaded.anchor.sha256))"
+  }
+
+  /// Deletes every checkpoint and the interval setting.
+  public func removeAll() throws {
+    if FileManager.default.fileExists(atPath: directory) {
+      try FileManager.default.removeItem(atPath: directory)
+    }
+  }
+}

@@ -1,0 +1,204 @@
+import Events
+import Foundation
+import Projections
+import Testing
+
+@testable import Engine
+
+/// The shipped sample log, copied into a test's directory.
+func copySampleLog(to directory: String) throws -> String {
+  var root = URL(fileURLWithPath: #filePath)
+  while root.pathComponents.count > 1, root.lastPathComponent != "Tests" {
+    root.deleteLastPathComponent()
+  }
+  let source = root.deletingLastPathComponent().appendingPathComponent("eventlogs/sample.jsonl")
+    .path
+  let path = directory + "/sample.jsonl"
+  try FileManager.default.copyItem(atPath: source, toPath: path)
+  return path
+}
+
+/// The read models of the first `count` events, folded directly from decoded events.
+func referenceModels(_ events: ArraySlice<RecordedEvent>, upTo instant: Timestamp? = nil) throws
+  -> ReadModels
+{
+  var models = ReadModels()
+  for event in events {
+    if let instant, event.timestamp > instant { continue }
+    guard let domainEvent = try EventVocabulary.decode(event) else { continue }
+    models.apply(domainEvent, at: EventContext(event))
+  }
+  return models
+}
+
+@Suite struct ReplayerTests {
+  @Test func replayingToEverySeqOfTheSampleLogEqualsFoldingThatPrefix() throws {
+    try withTemporaryDirectory { directory in
+      let path = try copySampleLog(to: directory)
+      let events = try readAll(path)
+      #expect(events.count == 147)
+      let replayer = Replayer(reader: LogReader(path: path))
+      for sequence in 1...events.count {
+        let result = try replayer.readModels(at: .sequence(Int64(sequence)))
+        #expect(result.lastSequence == Int64(sequence))
+        #expect(result.models == (try referenceModels(events.prefix(sequence))), "seq \(sequence)")
+      }
+      #expect(try replayer.readModels(at: .end).models == (try referenceModels(events[...])))
+    }
+  }
+
+  @Test func asOfKeepsEveryEventAtOrBeforeTheInstant() throws {
+    try withTemporaryDirectory { directory in
+      let path = try copySampleLog(to: directory)
+      let events = try readAll(path)
+      let replayer = Replayer(reader: LogReader(path: path))
+      for text in [
+        "2026-10-01T00:00:00Z", "2026-11-01T09:06:00Z", "2026-11-03T14:02:00Z",
+        "2026-12-01T00:00:00Z",
+      ] {
+        let instant = try #require(Timestamp.parseISO8601(text))
+        let result = try replayer.readModels(at: .instant(instant))
+        #expect(result.models == (try referenceModels(events[...], upTo: instant)), "\(text)")
+      }
+    }
+  }
+
+  @Test func asingleModelReplayEqualsThatModelOfAFullReplay() throws {
+    try withTemporaryDirectory { directory in
+      let path = try copySampleLog(to: directory)
+      let replayer = Replayer(reader: LogReader(path: path))
+      let full = try replayer.readModels(at: .end).models
+      let contacts = try replayer.readModels(at: .end, models: [ContactList.name]).models
+      #expect(contacts.contacts == full.contacts)
+      #expect(contacts.locations == LocationList())
+      let locations = try replayer.readModels(at: .sequence(130), models: [LocationList.name])
+        .models
+      #expect(locations.locations == (try replayer.readModels(at: .sequence(130)).models.locations))
+    }
+  }
+
+  @Test func aSeqBeyondTheLogIsAnError() throws {
+    try withTemporaryDirectory { directory in
+      let path = try copySampleLog(to: directory)
+      #expect(
+        throws: EngineError.invalidEvent(
+          location: path, problem: "the log has 147 events; there is no seq 148")
+      ) {
+        try Replayer(reader: LogReader(path: path)).readModels(at: .sequence(148))
+      }
+    }
+  }
+}
+
+@Suite struct CheckpointTests {
+  @Test func checkpointPlusTailEqualsAFullReplayAtRandomPoints() throws {
+    try withTemporaryDirectory { directory in
+      let path = try copySampleLog(to: directory)
+      let store = CheckpointStore(logPath: path)
+      let saving = Replayer(reader: LogReader(path: path), checkpoints: store)
+      let built = try saving.readModels(at: .end, saveEvery: 10)
+      #expect(built.checkpointsSaved == Array(stride(from: 10, through: 140, by: 10)))
+      #expect(store.entries().map(\.sequence) == built.checkpointsSaved)
+      let plain = Replayer(reader: LogReader(path: path))
+      let seed = UInt64.random(in: 0...UInt64.max)
+      print("checkpointPlusTailEqualsAFullReplayAtRandomPoints seed \(seed)")
+      var generator = SeededGenerator(seed: seed)
+      let log = ReportCollector()
+      let replayer = Replayer(
+        reader: LogReader(path: path), checkpoints: store, explain: { log.add($0) })
+      for _ in 0..<40 {
+        let target = Int64.random(in: 1...147, using: &generator)
+        let fromCheckpoint = try replayer.readModels(at: .sequence(target))
+        #expect(
+          fromCheckpoint.startedFrom == (target >= 10 ? target / 10 * 10 : nil), "seq \(target)")
+        #expect(
+          fromCheckpoint.models == (try plain.readModels(at: .sequence(target)).models),
+          "seq \(target), seed \(seed)")
+      }
+      for entry in store.entries() {
+        #expect(store.verifyDigest(of: entry) == nil)
+      }
+    }
+  }
+
+  @Test func aCheckpointContinuesTheDigestOfTheOneBeforeIt() throws {
+    try withTemporaryDirectory { directory in
+      let path = try copySampleLog(to: directory)
+      let store = CheckpointStore(logPath: path)
+      let replayer = Replayer(reader: LogReader(path: path), checkpoints: store)
+      _ = try replayer.readModels(at: .sequence(50), saveEvery: 50)
+      // The second run starts from seq 50 and hashes only the tail for seq 100.
+      let second = try replayer.readModels(at: .end, saveEvery: 50)
+      #expect(second.startedFrom == 50)
+      #expect(second.checkpointsSaved == [100])
+      let digest = try LogDigest.compute(LogReader(path: path), through: 100)
+      let loaded = try store.load(try #require(store.entries().last))
+      #expect(loaded.anchor.sha256 == digest.sha256)
+      #expect(store.verifyDigest(of: try #require(store.entries().last)) == nil)
+    }
+  }
+
+  @Test func aCheckpointThatNoLongerMatchesTheLogIsIgnoredAndSaysWhy() throws {
+    try withTemporaryDirectory { directory in
+      let path = try copySampleLog(to: directory)
+      let store = CheckpointStore(logPath: path)
+      _ = try Replayer(reader: LogReader(path: path), checkpoints: store).readModels(
+        at: .end, saveEvery: 100)
+      // Rewrite line 64 (a sampled line) with a different payload and a correct checksum.
+      var lines = String(decoding: try fileBytes(path), as: UTF8.self).components(separatedBy: "\n")
+      var body = Array(lines[63].dropLast(18).utf8)
+      let marker = Array(#""zipCode":""#.utf8)
+      let at = try #require(
+        (0...(body.count - marker.count)).first {
+          body[$0..<($0 + marker.count)].elementsEqual(marker)
+        })
+      // Change the zip's first digit: still a valid zip, another event.
+      body[at + marker.count] = body[at + marker.count] == 0x39 ? 0x38 : body[at + marker.count] + 1
+      let text = String(decoding: body, as: UTF8.self)
+      lines[63] = text + String(format: ",\"crc\":\"%08x\"}", CRC32C.checksum(of: text))
+      try writeBytes(Array(lines.joined(separator: "\n").utf8), to: path)
+      let explained = ReportCollector()
+      let result = try Replayer(
+        reader: LogReader(path: path), checkpoints: store, explain: { explained.add($0) }
+      )
+      .readModels(at: .end)
+      #expect(result.startedFrom == nil)
+      #expect(
+        explained.messages.contains {
+          $0.contains("ignored: the line at byte") && $0.contains("changed")
+        }, "\(explained.messages)")
+      #expect(
+        store.verifyDigest(of: try #require(store.entries().first))?.contains("hash to") == true)
+    }
+  }
+
+  @Test func deletingTheSidecarLosesNothing() throws {
+    try withTemporaryDirectory { directory in
+      let path = try copySampleLog(to: directory)
+      let store = CheckpointStore(logPath: path)
+      let replayer = Replayer(reader: LogReader(path: path), checkpoints: store)
+      let withCheckpoints = try replayer.readModels(at: .end, saveEvery: 20)
+      try store.removeAll()
+      #expect(store.entries().isEmpty)
+      #expect(try replayer.readModels(at: .end).models == withCheckpoints.models)
+    }
+  }
+
+  @Test func asOfUsesOnlyCheckpointsWhoseEventsAreAllEarlier() throws {
+    try withTemporaryDirectory { directory in
+      let path = try copySampleLog(to: directory)
+      let store = CheckpointStore(logPath: path)
+      _ = try Replayer(reader: LogReader(path: path), checkpoints: store).readModels(
+        at: .end, saveEvery: 10)
+      let instant = try #require(Timestamp.parseISO8601("2026-11-01T09:10:00Z"))
+      let result = try Replayer(reader: LogReader(path: path), checkpoints: store).readModels(
+        at: .instant(instant))
+      // Events up to seq 108 are at or before 09:10 (the zoo import); seq 100 is the last
+      // checkpoint whose events all are.
+      #expect(result.startedFrom == 100)
+      #expect(
+        result.models
+          == (try Replayer(reader: LogReader(path: path)).readModels(at: .instant(instant)).models))
+    }
+  }
+}
