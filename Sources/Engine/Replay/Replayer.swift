@@ -42,8 +42,11 @@ public struct Replayer: Sendable {
   public struct Result: Sendable {
     /// The read models at the point.
     public var models: ReadModels
-    /// The last event folded in (0 for none).
+    /// The last event read (0 for none): with `.instant`, events after it may have been read
+    /// and left out.
     public var lastSequence: Int64
+    /// The last event folded in (0 for none).
+    public var lastFoldedSequence: Int64
     /// The checkpoint the replay started from, if any.
     public var startedFrom: Int64?
     /// Events read from the log (after the checkpoint).
@@ -69,6 +72,14 @@ public struct Replayer: Sendable {
   public func readModels(
     at point: ReplayPoint, models names: Set<String>? = nil, saveEvery: Int64? = nil
   ) throws -> Result {
+    if point == .sequence(0) {
+      // Before the first event: every model is empty (the log must still exist).
+      _ = try reader.forEachEvent { _ in false }
+      return Result(
+        models: ReadModels(), lastSequence: 0, lastFoldedSequence: 0, startedFrom: nil,
+        eventsRead: 0,
+        checkpointsSaved: [])
+    }
     let wanted = names.flatMap { $0.count < ReadModels.modelNames.count ? $0 : nil }
     var models = ReadModels()
     var position = LogReader.Position.start
@@ -93,6 +104,7 @@ public struct Replayer: Sendable {
     var eventsRead = 0
     var saved: [Int64] = []
     var lastSequence = position.sequence - 1
+    var lastFolded = lastSequence
     let newline: [UInt8] = [0x0A]
     try reader.forEachEvent(from: position) { line in
       if case .sequence(let target) = point, line.sequence > target { return false }
@@ -110,6 +122,7 @@ public struct Replayer: Sendable {
       case .instant(let instant): include = timestamp <= instant
       default: include = true
       }
+      if include { lastFolded = line.sequence }
       if include, Self.belongs(line, to: wantedCategories) {
         var cursor = line.dataCursor
         let event: DomainEvent?
@@ -149,8 +162,8 @@ public struct Replayer: Sendable {
         problem: "the log has \(lastSequence) events; there is no seq \(target)")
     }
     return Result(
-      models: models, lastSequence: lastSequence, startedFrom: startedFrom, eventsRead: eventsRead,
-      checkpointsSaved: saved)
+      models: models, lastSequence: lastSequence, lastFoldedSequence: lastFolded,
+      startedFrom: startedFrom, eventsRead: eventsRead, checkpointsSaved: saved)
   }
 
   /// The newest checkpoint usable for `point`, loaded and checked; unusable ones are explained.

@@ -1,0 +1,135 @@
+import Engine
+import Events
+import Foundation
+
+/// `replay checkpoint`: save, list, verify and clear read-model checkpoints.
+enum CheckpointCommand {
+  static let command = Command(
+    name: "checkpoint",
+    abstract: "Save read-model checkpoints so that 'state --at' need not replay from the start.",
+    discussion: """
+      Checkpoints live next to the log in <log>.checkpoints/. Each holds all five read models \
+      after one event, tied to that event's seq, the byte offset after it, the SHA-256 of the \
+      log up to there, and sample lines that are checked before every use: a checkpoint that no \
+      longer matches the log is ignored (state --verbose says so). Deleting the folder loses \
+      nothing.
+
+      Without options, saves one checkpoint at the end of the log (or --at). --every <n> also \
+      saves one at every multiple of n, now and whenever a later full replay passes one.
+      """,
+    options: [
+      CommonOptions.log,
+      Option(
+        names: ["--every"], valueName: "n", help: "Save a checkpoint every n events, from now on."),
+      Option(names: ["--at"], valueName: "seq", help: "Save the checkpoint after this event."),
+      Option.flag(["--list"], help: "List the checkpoints and whether each still matches the log."),
+      Option.flag(["--verify"], help: "Re-hash the log prefix of every checkpoint (slow, exact)."),
+      Option.flag(["--clear"], help: "Delete every checkpoint and the --every setting."),
+      CommonOptions.json,
+    ],
+    run: run)
+
+  static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    let store = CheckpointStore(logPath: invocation.logPath)
+    let actions = ["--list", "--verify", "--clear"].filter { invocation.flag($0) }
+    if actions.count > 1 {
+      throw UsageError("Give only one of \(actions.map { "'\($0)'" }.joined(separator: ", "))")
+    }
+    if invocation.flag("--clear") {
+      try store.removeAll()
+      invocation.terminal.write("removed \(store.directory)\n")
+      return .success
+    }
+    if invocation.flag("--list") || invocation.flag("--verify") {
+      return try list(store, verifying: invocation.flag("--verify"), invocation)
+    }
+    let every = try invocation.parse("--every", expecting: "expected a whole number ≥ 1") {
+      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
+    }
+    let at = try invocation.parse("--at", expecting: "expected a whole number ≥ 1") {
+      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
+    }
+    // Make sure the log exists before writing anything next to it.
+    _ = try LogReader(path: invocation.logPath).forEachEvent { _ in false }
+    if let every { try store.setInterval(every) }
+    let replayer = Replayer(reader: invocation.logReader, checkpoints: store)
+    let point = at.map(ReplayPoint.sequence) ?? .end
+    // One pass saves the interval's checkpoints; the last event's is saved on demand below.
+    let result = try replayer.readModels(at: point, saveEvery: every ?? store.interval)
+    var saved = result.checkpointsSaved
+    let existing = Set(store.entries().map(\.sequence))
+    if result.lastSequence > 0, !existing.contains(result.lastSequence) {
+      let end = try replayer.readModels(
+        at: .sequence(result.lastSequence), saveEvery: result.lastSequence)
+      saved += end.checkpointsSaved
+    }
+    if saved.isEmpty {
+      invocation.terminal.write(
+        "checkpoints are up to date (the newest is at seq \(store.entries().last?.sequence ?? 0))\n"
+      )
+    } else {
+      let list =
+        saved.count <= 6
+        ? saved.map(String.init).joined(separator: ", ")
+        : "\(saved.count) of them, seq \(saved[0])...\(saved[saved.count - 1])"
+      invocation.terminal.write("saved checkpoints at seq \(list) in \(store.directory)\n")
+    }
+    return .success
+  }
+
+  static func list(_ store: CheckpointStore, verifying: Bool, _ invocation: ParsedInvocation) throws
+    -> ExitCode
+  {
+    var rows: [(entry: CheckpointStore.Entry, problem: String?)] = []
+    for entry in store.entries() {
+      if verifying {
+        rows.append((entry, store.verifyDigest(of: entry)))
+      } else {
+        do {
+          _ = try store.load(entry, models: ["contacts"])
+          rows.append((entry, nil))
+        } catch {
+          rows.append((entry, error.reason))
+        }
+      }
+    }
+    if invocation.flag("--json") {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.key("every")
+      if let every = store.interval { writer.integer(every) } else { writer.null() }
+      writer.key("checkpoints")
+      writer.beginArray()
+      for row in rows {
+        writer.beginObject()
+        writer.key("seq")
+        writer.integer(row.entry.sequence)
+        writer.key("bytes")
+        writer.integer(row.entry.byteCount)
+        writer.key("problem")
+        if let problem = row.problem { writer.string(problem) } else { writer.null() }
+        writer.endObject()
+      }
+      writer.endArray()
+      writer.endObject()
+      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+    } else if rows.isEmpty {
+      invocation.terminal.write("no checkpoints in \(store.directory)\n")
+    } else {
+      var table = TextTable([
+        .init(title: "SEQ", alignment: .right), .init(title: "BYTES", alignment: .right),
+        .init(title: "STATUS", maximumWidth: 100),
+      ])
+      for row in rows {
+        let status =
+          row.problem.map { "ignored: \($0)" } ?? (verifying ? "digest matches" : "matches the log")
+        table.append([String(row.entry.sequence), String(row.entry.byteCount), status])
+      }
+      let every = store.interval.map { "; saved every \($0) events" } ?? ""
+      invocation.terminal.write(
+        "\(rows.count) checkpoint\(rows.count == 1 ? "" : "s") in \(store.directory)\(every)\n"
+          + table.render())
+    }
+    return verifying && rows.contains { $0.problem != nil } ? .ioError : .success
+  }
+}

@@ -1,0 +1,92 @@
+import Engine
+import Events
+import Foundation
+import Projections
+
+/// Options of the commands that rebuild read models.
+enum ReadOptions {
+  static let at = Option(
+    names: ["--at"], valueName: "seq", help: "The state after this event.",
+    defaultDescription: "the last event")
+  static let asOf = Option(
+    names: ["--as-of"], valueName: "time",
+    help: "The state after every event whose time is at or before this ISO 8601 time.")
+  static let noCheckpoints = Option.flag(
+    ["--no-checkpoints"], help: "Replay from the first event, ignoring saved checkpoints.")
+  static let verbose = Option.flag(
+    ["--verbose"], help: "Explain which checkpoint is used and why others are not.")
+  static let locale = Option(
+    names: ["--locale"], valueName: "identifier", help: "The locale dates are formatted for.",
+    defaultValue: "en_US")
+  static let timeZone = Option(
+    names: ["--time-zone"], valueName: "zone", help: "The time zone dates are shown in.",
+    defaultValue: "UTC")
+
+  /// The point options and checkpoint options every rebuilding command takes.
+  static let point: [Option] = [at, asOf, noCheckpoints, verbose]
+
+  /// The model names, for arguments and messages.
+  static let modelNames = ReadModels.modelNames
+}
+
+extension ParsedInvocation {
+  /// `--at <seq>` or `--as-of <time>` (not both); the end of the log when neither is given.
+  func replayPoint() throws -> ReplayPoint {
+    let sequence = try parse("--at", expecting: "expected a whole number ≥ 0") {
+      Int64($0).flatMap { $0 >= 0 ? $0 : nil }
+    }
+    let instant = try parse(
+      "--as-of", expecting: "expected an ISO 8601 time such as 2026-11-03T12:00:00Z"
+    ) {
+      Timestamp.parseISO8601($0)
+    }
+    switch (sequence, instant) {
+    case (let sequence?, nil): return .sequence(sequence)
+    case (nil, let instant?): return .instant(instant)
+    case (nil, nil): return .end
+    case (.some, .some): throw UsageError("Give either '--at <seq>' or '--as-of <time>', not both")
+    }
+  }
+
+  /// A replayer over the log, with its checkpoints unless `--no-checkpoints`.
+  var replayer: Replayer {
+    let terminal = self.terminal
+    let verbose = declares("--verbose") && flag("--verbose")
+    let useCheckpoints = !(declares("--no-checkpoints") && flag("--no-checkpoints"))
+    return Replayer(
+      reader: logReader, checkpoints: useCheckpoints ? CheckpointStore(logPath: logPath) : nil,
+      explain: { message in if verbose { terminal.writeError("note: \(message)\n") } })
+  }
+
+  /// Rebuilds read models at the asked point; a full replay saves the checkpoints the log's
+  /// interval (`replay checkpoint --every`) calls for.
+  func rebuild(models names: Set<String>? = nil) throws -> Replayer.Result {
+    let replayer = self.replayer
+    let point = try replayPoint()
+    return try replayer.readModels(
+      at: point, models: names, saveEvery: replayer.checkpoints?.interval)
+  }
+
+  /// `--locale` and `--time-zone` as view options.
+  func viewOptions() throws -> ViewOptions {
+    let zoneName = value("--time-zone") ?? "UTC"
+    guard let zone = TimeZone(identifier: zoneName) else {
+      throw UsageError(
+        "The value '\(zoneName)' is invalid for '--time-zone <zone>': expected an IANA time zone such as UTC or America/Chicago"
+      )
+    }
+    return ViewOptions(locale: Locale(identifier: value("--locale") ?? "en_US"), timeZone: zone)
+  }
+
+  /// A model name given as an argument, with a suggestion when it is misspelled.
+  func modelName(_ argument: String) throws -> String? {
+    guard let name = self.argument(argument) else { return nil }
+    guard ReadOptions.modelNames.contains(name) else {
+      let suggestion = SpellingSuggestion.closest(to: name, among: ReadOptions.modelNames)
+      throw UsageError(
+        "Unknown read model '\(name)'" + (suggestion.map { ". Did you mean '\($0)'?" } ?? "")
+          + " The models are: \(ReadOptions.modelNames.joined(separator: ", ")).")
+    }
+    return name
+  }
+}

@@ -1,0 +1,156 @@
+import Engine
+import Events
+import Projections
+
+/// `replay state [<model>]`: the read models as they were at any point.
+enum StateCommand {
+  static let command = Command(
+    name: "state",
+    abstract: "Show read models as they were at any point in the log.",
+    discussion: """
+      Rebuilds the read model (all five without <model>) from the log, starting from the newest \
+      checkpoint at or before the point, and prints it as a table, or as JSON with --json. \
+      --as-of <time> means the state after every event whose time is at or before it. --id \
+      shows one entity's detail (a contact's rows, an observation, a location and its nearest \
+      neighbours, a state's zip codes, an animal).
+
+      JSON: {"seq": <last event folded>, "<model>": <the model's view>, ...}; each model's \
+      view is documented in docs/READMODELS.md.
+      """,
+    arguments: [
+      Argument(
+        name: "model",
+        help: "contacts, zipcodes, observations, animals or locations (all when left out).",
+        isOptional: true)
+    ],
+    options: [CommonOptions.log] + ReadOptions.point + [
+      Option(names: ["--id"], valueName: "id", help: "Show one entity's detail (needs <model>)."),
+      ReadOptions.locale, ReadOptions.timeZone, CommonOptions.json,
+    ],
+    run: run)
+
+  static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    let model = try invocation.modelName("model")
+    let id = invocation.value("--id")
+    if id != nil, model == nil {
+      throw UsageError("'--id' needs a <model>, e.g. 'replay state contacts --id 13'")
+    }
+    let options = try invocation.viewOptions()
+    let result = try invocation.rebuild(models: model.map { [$0] })
+    let names = model.map { [$0] } ?? ReadOptions.modelNames
+    if let id, let model {
+      return try detail(of: id, in: model, result: result, options: options, invocation)
+    }
+    if invocation.flag("--json") {
+      var writer = JSONWriter(capacity: 1 << 16)
+      writer.beginObject()
+      writer.key("seq")
+      writer.integer(result.lastFoldedSequence)
+      if case .instant(let instant) = try invocation.replayPoint() {
+        writer.key("asOf")
+        writer.string(instant.description)
+      }
+      for name in names {
+        guard let readModel = result.models.model(named: name) else { continue }
+        writer.key(name)
+        readModel.encode(to: &writer, options: options)
+      }
+      writer.endObject()
+      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+      return .success
+    }
+    var text = "\(invocation.logPath) \(pointDescription(try invocation.replayPoint(), result))\n\n"
+    for name in names {
+      text += "== \(name) ==\n" + table(name, result.models, options: options) + "\n"
+    }
+    invocation.terminal.write(text)
+    return .success
+  }
+
+  /// `at seq 147`, or `as of <time> (every event at or before it; the last is seq 140)`.
+  static func pointDescription(_ point: ReplayPoint, _ result: Replayer.Result) -> String {
+    if case .instant(let instant) = point {
+      let last =
+        result.lastFoldedSequence > 0
+        ? "the last is seq \(result.lastFoldedSequence)" : "there are none"
+      return "as of \(instant) (every event at or before it; \(last))"
+    }
+    return "at seq \(result.lastSequence)"
+  }
+
+  static func table(_ name: String, _ models: ReadModels, options: ViewOptions) -> String {
+    switch name {
+    case ContactList.name: ModelTables.contacts(models.contacts)
+    case ZipCodeList.name: ModelTables.zipCodes(models.zipCodes)
+    case ObservationList.name: ModelTables.observations(models.observations, options: options)
+    case AnimalCatalog.name: ModelTables.animals(models.animals)
+    default: ModelTables.locations(models.locations)
+    }
+  }
+
+  /// One entity: the model's detail view, or its fields.
+  static func detail(
+    of id: String, in model: String, result: Replayer.Result, options: ViewOptions,
+    _ invocation: ParsedInvocation
+  ) throws -> ExitCode {
+    guard let readModel = result.models.model(named: model), let entry = readModel.entry(forID: id)
+    else {
+      throw InputError.invalid("\(model) has no '\(id)' at seq \(result.lastSequence)")
+    }
+    if invocation.flag("--json") {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.key("seq")
+      writer.integer(result.lastSequence)
+      writer.key("model")
+      writer.string(model)
+      writer.key("id")
+      writer.string(id)
+      writer.key("fields")
+      writer.beginArray()
+      for field in entry.fields {
+        writer.beginObject()
+        writer.key("name")
+        writer.string(field.name)
+        writer.key("value")
+        writer.string(field.value)
+        writer.endObject()
+      }
+      writer.endArray()
+      writer.endObject()
+      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+      return .success
+    }
+    var text: String?
+    switch model {
+    case ContactList.name:
+      text = (try? ContactID(id)).flatMap { result.models.contacts.row(for: $0) }.map(
+        ModelTables.contactDetail)
+    case ObservationList.name:
+      text = (try? ObservationID(id)).flatMap {
+        result.models.observations.row(for: $0, options: options)
+      }
+      .map(ModelTables.observationDetail)
+    case LocationList.name:
+      if let locationID = try? LocationID(id),
+        let location = result.models.locations.location(locationID)
+      {
+        var lines =
+          "\(location.name) (\(location.id.rawValue)) at \(location.coordinate.latitude), \(location.coordinate.longitude)\n"
+        for (rank, nearby) in (result.models.locations.nearest(to: locationID) ?? []).enumerated() {
+          lines += "  \(rank + 1). \(nearby.name) — \(nearby.distanceText) mi\n"
+        }
+        text = lines
+      }
+    default:
+      break
+    }
+    if text == nil {
+      var table = TextTable([.init(title: "FIELD"), .init(title: "VALUE", maximumWidth: 100)])
+      for field in entry.fields { table.append([field.name, field.value]) }
+      text = table.render()
+    }
+    invocation.terminal.write(text ?? "")
+    return .success
+  }
+}
