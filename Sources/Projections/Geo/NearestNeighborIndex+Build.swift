@@ -10,6 +10,12 @@ extension NearestNeighborIndex {
     var zs: [Double]
     var cosines: [Double]
 
+    /// The points, by point index.
+    let points: [GeoPoint]
+
+    /// Each point's rank in (id, point index) order, by point index.
+    let ranks: [Int32]
+
     /// Point indices, rearranged into tree order as the tree is built.
     var order: [Int32]
 
@@ -22,7 +28,9 @@ extension NearestNeighborIndex {
     /// The root, encoded as in ``Node``.
     var root: Int32 = 0
 
-    init(points: [GeoPoint]) {
+    init(points: [GeoPoint], ranks: [Int32]) {
+      self.points = points
+      self.ranks = ranks
       xs = []
       ys = []
       zs = []
@@ -45,8 +53,9 @@ extension NearestNeighborIndex {
 
     /// Builds every node.
     ///
-    /// - Complexity: O(*n* log *n*): each level of the tree costs O(*n*) for the boxes and the
-    ///   median selections, and there are O(log *n*) levels.
+    /// - Complexity: O(*n* log *n*) expected: each level of the tree costs O(*n*) for the
+    ///   boxes and the median selections (quickselect, expected linear), and there are
+    ///   O(log *n*) levels.
     mutating func build() {
       guard !order.isEmpty else { return }
       nodes.reserveCapacity(order.count / NearestNeighborIndex.leafSize + 1)
@@ -77,8 +86,7 @@ extension NearestNeighborIndex {
       // Identical points cannot be told apart by any split: keep them in one leaf.
       guard end - start > NearestNeighborIndex.leafSize, Swift.max(extentX, extentY, extentZ) > 0
       else {
-        leafStarts.append(Int32(start))
-        return (~Int32(leafStarts.count - 1), box)
+        return (makeLeaf(start: start, end: end), box)
       }
 
       let middle = (start + end) / 2
@@ -96,6 +104,26 @@ extension NearestNeighborIndex {
       nodes[nodeIndex] = Node(
         leftBox: left.box, rightBox: right.box, left: left.reference, right: right.reference)
       return (Int32(nodeIndex), box)
+    }
+
+    /// Records a leaf over `order[start..<end]`, returning its reference (see ``Node``).
+    ///
+    /// A leaf whose points all have the very same latitude and longitude is marked identical
+    /// and ordered by id rank: every query finds them all at one distance, so only its first
+    /// few can rank among the nearest, and the walk takes just those. Without this, each of
+    /// *m* duplicates would examine all *m*.
+    private mutating func makeLeaf(start: Int, end: Int) -> Int32 {
+      let first = points[Int(order[start])]
+      let isIdentical = order[start..<end].allSatisfy { point in
+        let other = points[Int(point)]
+        return other.latitude.bitPattern == first.latitude.bitPattern
+          && other.longitude.bitPattern == first.longitude.bitPattern
+      }
+      if isIdentical {
+        order[start..<end].sort { ranks[Int($0)] < ranks[Int($1)] }
+      }
+      leafStarts.append(Int32(start))
+      return Node.leafReference(leafIndex: leafStarts.count - 1, isIdentical: isIdentical)
     }
 
     /// Rearranges `order[range]` so that the point at `target` has the key it would have if

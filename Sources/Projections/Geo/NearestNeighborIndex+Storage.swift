@@ -56,14 +56,19 @@ extension NearestNeighborIndex {
   /// An inner node of the tree: the bounding boxes of both children's unit vectors and where
   /// the children are, so that visiting a node reads one 56-byte record.
   ///
-  /// A child is an inner node's index when it is 0 or more, and the bitwise complement of a
-  /// leaf's index when negative; leaf `i` holds the positions
-  /// `leafStarts[i]..<leafStarts[i + 1]`.
+  /// A child is an inner node's index when it is 0 or more, and a leaf when negative: the
+  /// bitwise complement of twice the leaf's index, plus 1 if its points are identical (see
+  /// ``TreeBuilder``). Leaf `i` holds the positions `leafStarts[i]..<leafStarts[i + 1]`.
   struct Node: Sendable {
     var leftBox: Box
     var rightBox: Box
     var left: Int32
     var right: Int32
+
+    /// The reference to a leaf.
+    static func leafReference(leafIndex: Int, isIdentical: Bool) -> Int32 {
+      ~Int32(2 * leafIndex + (isIdentical ? 1 : 0))
+    }
   }
 
   /// An axis-aligned box around unit vectors, in single precision rounded outwards so that it

@@ -29,17 +29,23 @@ public struct NearestNeighborIndex: Sendable {
   /// over contiguous vectors, so a few more points cost little.
   static let leafSize = 8
 
-  /// How far past the k-th smallest squared chord a point may be and still be ranked by
-  /// Haversine distance.
+  /// The largest squared chord a point may have and still rank among the first k by Haversine
+  /// distance, when the k-th smallest squared chord found is `squaredChord`.
   ///
   /// - Note: In exact arithmetic the squared chord equals 4 × haversine, so chord order is
-  ///   great-circle order. Computed from degrees, each side is off by at most a few 1e-15 (unit
-  ///   vectors and half-angle sines all lie within [-1, 1]), and points as far in miles differ
-  ///   in haversine by less than 1e-15. So if the k-th smallest squared chord is c, the k
-  ///   points within it are within 4 × haversine ≤ c + 1e-14 or so, and so is every point that
-  ///   ranks among the first k by Haversine distance. A margin of 1e-12 (a chord of about 6
-  ///   metres at distance 0) covers that many times over; without any, the oracle tests fail.
-  static let chordSquaredMargin = 1e-12
+  ///   great-circle order; rounding breaks near-ties. Each coordinate of a unit vector is off
+  ///   by at most about 6e-16 (degrees to radians, sine, cosine, product), so a chord *c* is
+  ///   off by at most about 2e-15 and its square by about 4e-15 · *c* + 4e-30. The haversine,
+  ///   computed from differences of degrees, is off by a few 1e-16 of itself, and so is the
+  ///   spread of haversines that round to one distance in miles. The bound adds
+  ///   1e-13 · (*c* + *c*²) + 1e-28, some 25 times all of that at every distance: pruning never
+  ///   drops a point that ranks among the nearest, yet a dense cluster is not examined whole
+  ///   (a fixed margin of 1e-12 would examine every point within 6 metres). With no margin at
+  ///   all, the oracle tests fail.
+  @inline(__always)
+  static func pruningBound(squaredChord: Double) -> Double {
+    squaredChord + 1e-13 * (squaredChord.squareRoot() + squaredChord) + 1e-28
+  }
 
   /// The number of points.
   public var count: Int { storage.ids.count }
@@ -54,7 +60,7 @@ public struct NearestNeighborIndex: Sendable {
   ///   - ids: One id per point, used in results and to order equal distances.
   /// - Precondition: `points` and `ids` have the same count, below 2³¹; every latitude is in
   ///   [-90, 90] and every longitude in [-180, 180]. Validate coordinates from outside before.
-  /// - Complexity: O(*n* log *n*) for *n* points.
+  /// - Complexity: O(*n* log *n*) expected for *n* points.
   public init(points: [GeoPoint], ids: [String]) {
     precondition(
       points.count == ids.count,
@@ -66,10 +72,18 @@ public struct NearestNeighborIndex: Sendable {
         "point \(index) has latitude \(point.latitude), longitude \(point.longitude); expected "
           + "a latitude in [-90, 90] and a longitude in [-180, 180]")
     }
-    var builder = TreeBuilder(points: points)
+    let count = points.count
+    var ranks = [Int32](repeating: 0, count: count)
+    let byID = (0..<count).sorted { left, right in
+      ids[left] != ids[right] ? ids[left] < ids[right] : left < right
+    }
+    for (rank, point) in byID.enumerated() {
+      ranks[point] = Int32(rank)
+    }
+
+    var builder = TreeBuilder(points: points, ranks: ranks)
     builder.build()
     let order = builder.order
-    let count = points.count
 
     var unitVectors = [Double](repeating: 0, count: 3 * count)
     var records = [PointRecord](
@@ -82,15 +96,8 @@ public struct NearestNeighborIndex: Sendable {
       unitVectors[3 * position + 2] = builder.zs[point]
       records[position] = PointRecord(
         latitude: points[point].latitude, longitude: points[point].longitude,
-        cosine: builder.cosines[point], rank: 0)
+        cosine: builder.cosines[point], rank: ranks[point])
       positions[point] = Int32(position)
-    }
-
-    let byID = (0..<count).sorted { left, right in
-      ids[left] != ids[right] ? ids[left] < ids[right] : left < right
-    }
-    for (rank, point) in byID.enumerated() {
-      records[Int(positions[point])].rank = Int32(rank)
     }
 
     storage = Storage(

@@ -17,8 +17,8 @@ import Foundation
 /// Ranking and exclusion are those of ``NearestNeighborIndex``.
 ///
 /// A search runs in two steps. The tree walk ranks points by squared chord only, keeping the
-/// `k` smallest, and sets aside every point whose chord is within the k-th smallest plus the
-/// safety margin (``NearestNeighborIndex/chordSquaredMargin``) when it is reached. Then only
+/// `k` smallest, and sets aside every point whose chord is within the k-th smallest plus a
+/// safety margin (``NearestNeighborIndex/pruningBound(squaredChord:)``) when it is reached. Then only
 /// the points set aside that are still within the final bound, usually `k` or a few more, get
 /// their Haversine distance and are ranked by (distance, id).
 public struct NearestNeighborQuery: Sendable {
@@ -275,7 +275,7 @@ private struct Walk {
   var isOutOfRoom = false
   /// A squared chord beyond which no point can rank among the best: infinite until `capacity`
   /// chords are known, then the largest of them plus the safety margin
-  /// (``NearestNeighborIndex/chordSquaredMargin``).
+  /// (``NearestNeighborIndex/pruningBound(squaredChord:)``).
   var bound = Double.infinity
 
   init(
@@ -299,8 +299,13 @@ private struct Walk {
   /// skipping any child whose box is beyond the bound.
   mutating func visit(_ reference: Int32) {
     if reference < 0 {
-      let leaf = Int(~reference)
-      scan(Int(leafStarts[leaf])..<Int(leafStarts[leaf &+ 1]))
+      let leaf = Int(~reference >> 1)
+      let positions = Int(leafStarts[leaf])..<Int(leafStarts[leaf &+ 1])
+      if ~reference & 1 == 0 {
+        scan(positions)
+      } else {
+        scanIdentical(positions)
+      }
       return
     }
     let node = nodes[Int(reference)]
@@ -340,6 +345,32 @@ private struct Walk {
     }
   }
 
+  /// Sets aside the first `capacity` points of a leaf of identical points, ordered by id rank,
+  /// if they are within the bound: the others are as far and rank after them.
+  mutating func scanIdentical(_ positions: Range<Int>) {
+    let offset = 3 &* positions.lowerBound
+    let dx = unitVectors[offset] - x
+    let dy = unitVectors[offset &+ 1] - y
+    let dz = unitVectors[offset &+ 2] - z
+    let chordSquared = dx * dx + dy * dy + dz * dz
+    var taken = 0
+    for position in positions where position != excludedPosition {
+      if chordSquared > bound || taken == capacity { return }
+      if setAsideCount == setAside.count {
+        dropPointsBeyondBound()
+        if setAsideCount == setAside.count {
+          isOutOfRoom = true
+          return
+        }
+      }
+      setAside[setAsideCount] = SetAsidePoint(
+        chordSquared: chordSquared, position: Int32(position))
+      setAsideCount += 1
+      taken += 1
+      keep(chordSquared)
+    }
+  }
+
   /// Keeps a squared chord among the `capacity` smallest, and tightens the bound.
   @inline(__always)
   mutating func keep(_ chordSquared: Double) {
@@ -370,7 +401,7 @@ private struct Walk {
     } else {
       return
     }
-    bound = smallestChords[0] + NearestNeighborIndex.chordSquaredMargin
+    bound = NearestNeighborIndex.pruningBound(squaredChord: smallestChords[0])
   }
 
   /// Forgets the points set aside that the bound has since moved past.

@@ -13,6 +13,8 @@ enum PointDistribution: String, CaseIterable, Sendable {
   case antimeridian
   /// Drawn from a small pool of coordinates, so most points have exact duplicates.
   case duplicates
+  /// Nearly all points on three coordinates, so leaves hold nothing but duplicates.
+  case fewLocations
   /// Tight clusters, from centimetres to kilometres across.
   case clustered
   /// A regular grid of whole degrees, full of exactly equal distances.
@@ -53,6 +55,12 @@ func makePoints(
   case .duplicates:
     let pool = (0..<(count / 10 + 1)).map { _ in uniformPoint(using: &generator) }
     return (0..<count).map { _ in pool.randomElement(using: &generator) ?? pool[0] }
+  case .fewLocations:
+    let pool = (0..<3).map { _ in uniformPoint(using: &generator) }
+    return (0..<count).map { _ in
+      Int.random(in: 0..<10, using: &generator) == 0
+        ? uniformPoint(using: &generator) : pool.randomElement(using: &generator) ?? pool[0]
+    }
   case .clustered:
     let centers = (0..<(count / 50 + 1)).map { _ in uniformPoint(using: &generator) }
     return (0..<count).map { _ in

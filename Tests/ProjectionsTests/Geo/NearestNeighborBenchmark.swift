@@ -22,7 +22,7 @@ import Testing
 /// scikit-learn's `BallTree(radians, metric="haversine").query(radians, 4)` is the other
 /// usual reference. On shared cores the numbers move by a third from run to run, so compare
 /// runs taken back to back. No timing is asserted: the numbers are printed for a person.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["GEO_BENCHMARK"] != nil))
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["GEO_BENCHMARK"] != nil))
 struct NearestNeighborBenchmark {
   private let pointCount = 100_000
   private let runs = 5
@@ -69,6 +69,42 @@ struct NearestNeighborBenchmark {
         + "\(format(Double(pointCount) / treeOrderSeconds)) queries/s")
     // Printed so that the work cannot be optimised away.
     print("checksum \(checksum)")
+  }
+
+  /// Sets that defeat a naive exact search: many exact duplicates (every one at distance 0
+  /// from the others), and a dense cluster (everything within rounding-margin range).
+  @Test func duplicatesAndDenseClustersStayFast() {
+    let seed: UInt64 = 0x5EED_C105
+    print("NearestNeighborBenchmark seed \(seed), \(pointCount) points, median of \(runs) runs")
+    var generator = SplitMix64(seed: seed)
+    let pool = (0..<20).map { _ in uniformPoint(using: &generator) }
+    let sets = [
+      ("on 20 coordinates", (0..<pointCount).map { pool[$0 % pool.count] }),
+      (
+        "within 11 m",
+        (0..<pointCount).map { _ in
+          GeoPoint(
+            latitude: 47.6 + Double.random(in: 0..<1e-4, using: &generator),
+            longitude: -122.3 + Double.random(in: 0..<1e-4, using: &generator))
+        }
+      ),
+    ]
+    let ids = (0..<pointCount).map { "location-\($0)" }
+    for (name, points) in sets {
+      let index = NearestNeighborIndex(points: points, ids: ids)
+      var checksum = 0.0
+      let querySeconds = median(
+        (0..<runs).map { _ in
+          seconds {
+            index.forEachPoint(withNearest: 3) { _, neighbors in
+              checksum += neighbors.distanceInMiles(at: 2)
+            }
+          }
+        })
+      print(
+        "k = 3 of every point, \(name): \(format(Double(pointCount) / querySeconds)) queries/s "
+          + "(checksum \(checksum))")
+    }
   }
 
   private func seconds(_ body: () -> Void) -> Double {

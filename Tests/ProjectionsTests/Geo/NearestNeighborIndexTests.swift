@@ -138,6 +138,19 @@ import Testing
     #expect(index.nearest(to: points[2], count: 10).count == 5)
   }
 
+  @Test func coordinatesOutOfRangeAreAProgrammerError() async {
+    await #expect(processExitsWith: .failure) {
+      _ = NearestNeighborIndex(points: [GeoPoint(latitude: 91, longitude: 0)], ids: ["north"])
+    }
+    await #expect(processExitsWith: .failure) {
+      _ = NearestNeighborIndex(points: [GeoPoint(latitude: 0, longitude: .nan)], ids: ["nan"])
+    }
+    await #expect(processExitsWith: .failure) {
+      let index = NearestNeighborIndex(points: [GeoPoint(latitude: 0, longitude: 0)], ids: ["a"])
+      _ = index.nearest(to: GeoPoint(latitude: 0, longitude: 181), count: 1)
+    }
+  }
+
   @Test func emptyIndexFindsNothing() {
     let index = NearestNeighborIndex(points: [], ids: [])
     #expect(index.isEmpty)
