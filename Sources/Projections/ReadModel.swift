@@ -93,6 +93,7 @@ public struct EventContext: Sendable, Equatable, Hashable {
   /// When it was appended (`at`).
   public var timestamp: Timestamp
 
+  /// A context from its parts.
   public init(sequence: Int64, streamVersion: Int64, timestamp: Timestamp) {
     self.sequence = sequence
     self.streamVersion = streamVersion
@@ -118,6 +119,7 @@ public struct ViewOptions: Sendable, Equatable {
   /// The time zone dates are shown in.
   public var timeZone: TimeZone
 
+  /// Options for `locale` and `timeZone`.
   public init(locale: Locale, timeZone: TimeZone) {
     self.locale = locale
     self.timeZone = timeZone

@@ -12,6 +12,7 @@ public struct ReadModelEntry: Sendable, Equatable, Hashable {
     /// Its value as text.
     public var value: String
 
+    /// A field named `name` holding `value`.
     public init(name: String, value: String) {
       self.name = name
       self.value = value
@@ -21,6 +22,7 @@ public struct ReadModelEntry: Sendable, Equatable, Hashable {
   /// The fields, in the model's fixed order.
   public var fields: [Field]
 
+  /// An entry with `fields`, in order.
   public init(fields: [Field] = []) {
     self.fields = fields
   }
@@ -52,10 +54,14 @@ public struct ReadModelEntry: Sendable, Equatable, Hashable {
 public struct EntryDiff: Sendable, Equatable {
   /// One field that differs; `before` or `after` is `nil` when the field was absent.
   public struct FieldDifference: Sendable, Equatable, Hashable {
+    /// The field's name.
     public var name: String
+    /// Its value in the old state; `nil` when the field was absent.
     public var before: String?
+    /// Its value in the new state; `nil` when the field is absent.
     public var after: String?
 
+    /// A difference in field `name`.
     public init(name: String, before: String?, after: String?) {
       self.name = name
       self.before = before
@@ -65,9 +71,12 @@ public struct EntryDiff: Sendable, Equatable {
 
   /// An entity present on both sides whose fields differ.
   public struct Change: Sendable, Equatable {
+    /// The entity's id.
     public var id: String
+    /// The fields that differ, as `EntryDiff.differences(from:to:)` lists them.
     public var fields: [FieldDifference]
 
+    /// The change of entity `id`.
     public init(id: String, fields: [FieldDifference]) {
       self.id = id
       self.fields = fields

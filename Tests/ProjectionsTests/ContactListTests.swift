@@ -1,4 +1,5 @@
 import Events
+import Foundation
 import Testing
 
 @testable import Projections
@@ -253,5 +254,26 @@ import Testing
           id: "2",
           fields: [EntryDiff.FieldDifference(name: "isFavorite", before: "false", after: "true")])
       ])
+  }
+}
+
+@Suite struct NameOrderingTests {
+  @Test(
+    arguments: [
+      ("Harry Potter", "harry potter"), ("JP Sullivan", "jp sullivan"), ("zoe", "zoe"),
+      ("Zoë", "zoe"), ("ÉMILE", "emile"), ("Ångström", "angstrom"), ("[Z]_@`", "[z]_@`"),
+      ("大貓熊", "大貓熊"), ("", ""),
+    ])
+  func keysFoldCaseAndDiacritics(name: String, key: String) {
+    #expect(NameOrdering.key(name) == key)
+  }
+
+  @Test func asciiKeysMatchFoundationsFolding() {
+    let ascii = (0x20..<0x7F).map { String(UnicodeScalar(UInt8($0))) }
+    for text in ascii + ["Harry Potter", "JP Sullivan", "McDONALD's #1"] {
+      #expect(
+        NameOrdering.key(text)
+          == text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
+    }
   }
 }

@@ -111,6 +111,57 @@ struct ReadModelsBenchmark {
     }
   }
 
+  /// Payloads decoded from their JSON, then folded: everything replay does per event but read
+  /// and check the envelope. The payloads sit in one buffer, as lines of a log would.
+  @Test func decodeAndApplyOfARealisticMix() throws {
+    let log = BenchmarkLog.realisticMix(eventCount: 1_000_000, seed: 0xBE4C_0001)
+    var buffer: [UInt8] = []
+    var records: [(typeStart: Int, typeCount: Int, dataStart: Int, dataCount: Int)] = []
+    func add(_ event: DomainEvent) {
+      let typeStart = buffer.count
+      buffer.append(contentsOf: event.eventType.utf8)
+      var writer = JSONWriter(capacity: 256)
+      event.encode(to: &writer)
+      let dataStart = buffer.count
+      buffer.append(contentsOf: writer.bytes)
+      records.append((typeStart, dataStart - typeStart, dataStart, writer.bytes.count))
+    }
+    for event in log.setup { add(event) }
+    for change in log.changes { add(change.event) }
+    print("ReadModelsBenchmark decode+apply: \(records.count) payloads, \(buffer.count) bytes")
+    var failures = 0
+    func run(apply: Bool) -> Double {
+      seconds {
+        var models = ReadModels()
+        buffer.withUnsafeBufferPointer { bytes in
+          guard let base = bytes.baseAddress else { return }
+          for (index, record) in records.enumerated() {
+            let type = UnsafeBufferPointer(start: base + record.typeStart, count: record.typeCount)
+            var cursor = JSONCursor(base: base + record.dataStart, count: record.dataCount)
+            do {
+              guard
+                let event = try EventVocabulary.decode(
+                  type: type, schemaVersion: 1, data: &cursor, strict: false)
+              else { continue }
+              if apply { models.apply(event, at: context(Int64(index + 1))) }
+            } catch {
+              failures += 1
+            }
+          }
+        }
+        if apply { #expect(models.contacts.count == 20_000) }
+      }
+    }
+    let withApply = median((0..<runs).map { _ in run(apply: true) })
+    let decodeOnly = median((0..<runs).map { _ in run(apply: false) })
+    #expect(failures == 0)
+    let count = Double(records.count)
+    print(
+      "ReadModelsBenchmark decode+apply: \(format(withApply * 1e9 / count)) ns/event "
+        + "(\(Int(count / withApply)) events/s); decoding alone \(format(decodeOnly * 1e9 / count)) "
+        + "ns/event, so apply \(format((withApply - decodeOnly) * 1e9 / count)) ns/event")
+  }
+
   /// Hands `event` to a function of another module (Events), as `apply` is; `entityKind`
   /// itself is one `switch`.
   private func opaqueVisit(_ event: DomainEvent, _ context: EventContext) -> Int {

@@ -25,6 +25,7 @@ public struct ReadModelCheckpoint: Sendable, Equatable {
   /// Whatever the engine stores to tie the checkpoint to its log.
   public var anchor: String
 
+  /// The checkpoint of `models` after the event at `sequence`.
   public init(models: ReadModels, sequence: Int64, anchor: String = "") {
     self.models = models
     self.sequence = sequence

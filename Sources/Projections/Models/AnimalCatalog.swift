@@ -273,6 +273,7 @@ public struct Animal: Sendable, Equatable, Hashable {
   /// Where the picture is.
   public var picture: AnimalPicture
 
+  /// An animal from its parts.
   public init(
     id: AnimalID, name: String, englishName: String, location: String, description: String,
     picture: AnimalPicture

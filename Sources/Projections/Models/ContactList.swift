@@ -323,6 +323,7 @@ public struct ContactSection: Sendable, Equatable {
   /// The contacts, in display order.
   public var contacts: [ContactRow]
 
+  /// A section titled `title`.
   public init(title: String, contacts: [ContactRow]) {
     self.title = title
     self.contacts = contacts
@@ -354,9 +355,12 @@ public enum ContactImage: Sendable, Equatable, Hashable {
 /// then the state and zip code separated by a space (`Phoenix, AZ 85034`, or whichever parts
 /// exist); the country.
 public struct ContactDetailRow: Sendable, Equatable, Hashable {
+  /// `Company`, `Email`, `Birthdate`, `Work Phone`, `Home Phone`, `Mobile Phone` or `Address`.
   public var label: String
+  /// The text shown.
   public var value: String
 
+  /// A row labelled `label`.
   public init(label: String, value: String) {
     self.label = label
     self.value = value
@@ -365,11 +369,13 @@ public struct ContactDetailRow: Sendable, Equatable, Hashable {
 
 /// A contact as the list and detail screens show it.
 public struct ContactRow: Sendable, Equatable {
+  /// The contact's id.
   public var id: ContactID
   /// The name as the log has it.
   public var name: String
   /// The name the list shows: `"⭐️ " + name` for a favourite, `name` otherwise.
   public var displayName: String
+  /// Whether the contact is a favourite (and in the first section).
   public var isFavorite: Bool
   /// The company, if the contact has one.
   public var company: String?

@@ -252,10 +252,12 @@ public struct LocationNeighborhood: Sendable {
 
 /// A location and its nearest others, as the list shows it.
 public struct LocationListing: Sendable, Equatable {
+  /// The location.
   public var location: LocationRecord
   /// Ascending by distance, equal distances by id.
   public var nearest: [NearbyLocation]
 
+  /// `location` and its neighbours.
   public init(location: LocationRecord, nearest: [NearbyLocation]) {
     self.location = location
     self.nearest = nearest
@@ -264,11 +266,14 @@ public struct LocationListing: Sendable, Equatable {
 
 /// Another location and how far it is.
 public struct NearbyLocation: Sendable, Equatable, Hashable {
+  /// The other location's id.
   public var id: LocationID
+  /// Its name.
   public var name: String
   /// The Haversine distance in miles, unrounded.
   public var distanceInMiles: Double
 
+  /// Location `id`, `distanceInMiles` away.
   public init(id: LocationID, name: String, distanceInMiles: Double) {
     self.id = id
     self.name = name

@@ -203,10 +203,13 @@ public struct ObservationList: ReadModel {
 
 /// An observation as the list and the detail show it.
 public struct ObservationRow: Sendable, Equatable {
+  /// The observation's id.
   public var id: ObservationID
+  /// What was observed.
   public var classification: Classification
   /// The classification's icon.
   public var icon: ClassificationIcon
+  /// The title (`Red-tailed Hawk`).
   public var title: String
   /// When it was seen.
   public var date: Timestamp
@@ -231,6 +234,7 @@ public struct ClassificationIcon: Sendable, Equatable, Hashable {
   /// The icon's name, the classification's raw value (`bird`).
   public var name: String
 
+  /// The icon of `classification`.
   public init(_ classification: Classification) {
     name = classification.rawValue
   }

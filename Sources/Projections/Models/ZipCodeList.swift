@@ -153,10 +153,12 @@ public struct ZipCodeList: ReadModel {
 
 /// A state and its zip codes, as the list of a state's zips shows them.
 public struct StateZipCodes: Sendable, Equatable, Hashable {
+  /// The state.
   public var name: StateName
   /// In list order: where they were added, a modified one where the old value was.
   public var zipCodes: [ZipCode]
 
+  /// The list of `name`.
   public init(name: StateName, zipCodes: [ZipCode]) {
     self.name = name
     self.zipCodes = zipCodes
@@ -166,19 +168,24 @@ public struct StateZipCodes: Sendable, Equatable, Hashable {
 /// A state's zip codes in list order, each once, with O(1) lookup, modification and removal
 /// (real states have tens of thousands of zip codes).
 ///
-/// Zip codes sit in slots; a removal leaves an empty slot, so every other zip code keeps its
-/// slot and `positions` stays right. Once more than half the slots are empty, they are
-/// compacted (amortised O(1) a removal). Two sequences are equal when they list the same zip
-/// codes in the same order, however many empty slots they have.
+/// Zip codes sit in slots, found through a `PositionIndex`; a removal marks its slot empty, so
+/// every other zip code keeps its slot and its indexed position stays right. Once more than
+/// half the slots are empty they are compacted (amortised O(1) a removal). Two sequences are
+/// equal when they list the same zip codes in the same order, however many empty slots they
+/// have.
 struct ZipCodeSequence: Sendable, Equatable {
-  private var slots: [ZipCode?] = []
-  private var positions: [ZipCode: Int] = [:]
+  /// The zip codes by slot; an empty slot keeps its last value, which nothing reads.
+  private var slots: [ZipCode] = []
+  /// Which slots hold a zip code.
+  private var isFilled: [Bool] = []
+  private var positions = PositionIndex<ZipCode>()
 
   init() {}
 
   init(minimumCapacity capacity: Int) {
     slots.reserveCapacity(capacity)
-    positions.reserveCapacity(capacity)
+    isFilled.reserveCapacity(capacity)
+    positions = PositionIndex(minimumCapacity: capacity)
   }
 
   /// The number of zip codes.
@@ -193,23 +200,28 @@ struct ZipCodeSequence: Sendable, Equatable {
   }
 
   /// The zip codes in order, without an array.
-  var inOrder: some Sequence<ZipCode> { slots.lazy.compactMap { $0 } }
+  var inOrder: some Sequence<ZipCode> {
+    zip(slots, isFilled).lazy.filter(\.1).map(\.0)
+  }
 
   /// Appends `zipCode` unless it is there already.
   /// - Returns: whether it was appended.
   @discardableResult
   mutating func append(_ zipCode: ZipCode) -> Bool {
     let end = slots.count
-    guard positions.value(forKey: zipCode, insertingIfAbsent: end) == end else { return false }
+    guard positions.position(of: zipCode, in: slots, insertingAt: end) == end else {
+      return false
+    }
     slots.append(zipCode)
+    isFilled.append(true)
     return true
   }
 
   /// Puts `new` in `old`'s place; when `new` is already there, removes `old` instead.
   mutating func replace(_ old: ZipCode, with new: ZipCode) {
-    guard old != new, let position = positions.removeValue(forKey: old) else { return }
-    // Two hash lookups in all: `old` out, `new` in unless it is there already.
-    if positions.value(forKey: new, insertingIfAbsent: position) == position {
+    guard old != new, let position = positions.remove(old, in: slots) else { return }
+    // Two probe sequences in all: `old` out, `new` in unless it is there already.
+    if positions.position(of: new, in: slots, insertingAt: position) == position {
       slots[position] = new
     } else {
       emptySlot(at: position)
@@ -218,32 +230,33 @@ struct ZipCodeSequence: Sendable, Equatable {
 
   /// Removes `zipCode` if it is there.
   mutating func remove(_ zipCode: ZipCode) {
-    guard let position = positions.removeValue(forKey: zipCode) else { return }
+    guard let position = positions.remove(zipCode, in: slots) else { return }
     emptySlot(at: position)
   }
 
   private mutating func emptySlot(at position: Int) {
-    slots[position] = nil
+    isFilled[position] = false
     let emptySlots = slots.count - positions.count
     if emptySlots > 16, emptySlots * 2 > slots.count { compact() }
   }
 
   private mutating func compact() {
-    slots.removeAll { $0 == nil }
-    for (position, zipCode) in slots.enumerated() {
-      if let zipCode { positions[zipCode] = position }
-    }
+    let zipCodes = self.zipCodes
+    self = ZipCodeSequence(minimumCapacity: zipCodes.count)
+    for zipCode in zipCodes { append(zipCode) }
   }
 
   static func == (lhs: Self, rhs: Self) -> Bool {
     lhs.count == rhs.count && lhs.inOrder.elementsEqual(rhs.inOrder)
   }
 
-  /// Checks `positions` against `slots`; for tests.
+  /// Checks the index against the slots; for tests.
   func checkInvariants() {
-    precondition(slots.compactMap { $0 }.count == positions.count, "zip code count")
-    for (position, slot) in slots.enumerated() {
-      if let zipCode = slot { precondition(positions[zipCode] == position, "\(zipCode)'s slot") }
+    precondition(slots.count == isFilled.count, "one flag a slot")
+    precondition(isFilled.filter { $0 }.count == positions.count, "zip code count")
+    for (position, zipCode) in slots.enumerated() where isFilled[position] {
+      precondition(
+        positions.position(of: zipCode, in: slots) == position, "\(zipCode)'s slot")
     }
   }
 }

@@ -1,20 +1,20 @@
 /// A read model's entities by id, in the order they were first seen: the storage every model
 /// folds into.
 ///
-/// Values live in one array, found through a dictionary of positions, so `apply` costs one hash
-/// lookup and changes a value in place, and encoding walks a plain array in a deterministic order
+/// Values live in one array, found through a `PositionIndex`, so `apply` costs one hash lookup
+/// and changes a value in place, and encoding walks a plain array in a deterministic order
 /// (the same log always gives the same order, and the same checkpoint bytes). Removal moves the
 /// last entity into the hole, which is deterministic too.
 ///
 /// Two tables are equal when they map the same ids to equal values, whatever their order: order
 /// is storage, not state (views sort).
-struct EntityTable<Key: Hashable & Sendable, Value: Sendable & Equatable>: Sendable, Equatable {
+struct EntityTable<Key: IndexKey, Value: Sendable & Equatable>: Sendable, Equatable {
   /// The ids, by position.
   private(set) var keys: [Key] = []
   /// The values, by position.
   private(set) var values: [Value] = []
   /// Each id's position.
-  private var positions: [Key: Int] = [:]
+  private var positions = PositionIndex<Key>()
 
   init() {}
 
@@ -22,7 +22,7 @@ struct EntityTable<Key: Hashable & Sendable, Value: Sendable & Equatable>: Senda
   init(minimumCapacity capacity: Int) {
     keys.reserveCapacity(capacity)
     values.reserveCapacity(capacity)
-    positions.reserveCapacity(capacity)
+    positions = PositionIndex(minimumCapacity: capacity)
   }
 
   /// The number of entities.
@@ -33,12 +33,12 @@ struct EntityTable<Key: Hashable & Sendable, Value: Sendable & Equatable>: Senda
 
   /// The value for `key`, if any.
   subscript(key: Key) -> Value? {
-    guard let position = positions[key] else { return nil }
+    guard let position = positions.position(of: key, in: keys) else { return nil }
     return values[position]
   }
 
   /// Whether the table holds `key`.
-  func contains(_ key: Key) -> Bool { positions[key] != nil }
+  func contains(_ key: Key) -> Bool { positions.position(of: key, in: keys) != nil }
 
   /// Sets the value for `key`, in place when it is already there, at the end otherwise.
   /// - Returns: the value's position.
@@ -46,7 +46,7 @@ struct EntityTable<Key: Hashable & Sendable, Value: Sendable & Equatable>: Senda
   mutating func set(_ key: Key, _ value: Value) -> Int {
     let end = keys.count
     // One hash lookup: inserts `end` when the key is new, reads its position otherwise.
-    let position = positions.value(forKey: key, insertingIfAbsent: end)
+    let position = positions.position(of: key, in: keys, insertingAt: end)
     if position == end {
       keys.append(key)
       values.append(value)
@@ -57,13 +57,13 @@ struct EntityTable<Key: Hashable & Sendable, Value: Sendable & Equatable>: Senda
   }
 
   /// The position of `key`, if the table holds it.
-  func position(of key: Key) -> Int? { positions[key] }
+  func position(of key: Key) -> Int? { positions.position(of: key, in: keys) }
 
   /// Changes the value for `key` in place; does nothing when there is none.
   /// - Returns: whether there was a value.
   @discardableResult
   mutating func update(_ key: Key, _ body: (inout Value) -> Void) -> Bool {
-    guard let position = positions[key] else { return false }
+    guard let position = positions.position(of: key, in: keys) else { return false }
     body(&values[position])
     return true
   }
@@ -72,13 +72,13 @@ struct EntityTable<Key: Hashable & Sendable, Value: Sendable & Equatable>: Senda
   /// - Returns: the removed value, if there was one.
   @discardableResult
   mutating func remove(_ key: Key) -> Value? {
-    guard let position = positions.removeValue(forKey: key) else { return nil }
+    guard let position = positions.remove(key, in: keys) else { return nil }
     let removed = values[position]
     let last = keys.count - 1
     if position != last {
       keys[position] = keys[last]
       values[position] = values[last]
-      positions[keys[position]] = position
+      positions.move(keys[position], from: last, to: position)
     }
     keys.removeLast()
     values.removeLast()
@@ -89,7 +89,7 @@ struct EntityTable<Key: Hashable & Sendable, Value: Sendable & Equatable>: Senda
   /// - Returns: `false`, changing nothing, when `key` is already there.
   mutating func appendDecoded(_ key: Key, _ value: Value) -> Bool {
     let end = keys.count
-    guard positions.value(forKey: key, insertingIfAbsent: end) == end else { return false }
+    guard positions.position(of: key, in: keys, insertingAt: end) == end else { return false }
     keys.append(key)
     values.append(value)
     return true
@@ -105,10 +105,8 @@ struct EntityTable<Key: Hashable & Sendable, Value: Sendable & Equatable>: Senda
 
   /// Checks the positions agree with the arrays; for debug builds and tests.
   func checkInvariants() {
-    precondition(keys.count == values.count && keys.count == positions.count)
-    for (position, key) in keys.enumerated() {
-      precondition(positions[key] == position, "position of \(key) is wrong")
-    }
+    precondition(keys.count == values.count, "one value a key")
+    positions.checkInvariants(keys: keys)
   }
 }
 

@@ -10,7 +10,12 @@ import Foundation
 enum NameOrdering {
   /// The key a name sorts by.
   static func key(_ name: String) -> String {
-    name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    // ASCII has no diacritics, and folds its case to lower case: no need for Foundation.
+    if name.utf8.allSatisfy({ $0 < 0x80 }) {
+      guard name.utf8.contains(where: { $0 &- 0x41 < 26 }) else { return name }
+      return String(decoding: name.utf8.map { $0 &- 0x41 < 26 ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+    return name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
   }
 
   /// The positions of `names` in sorted order: by folded name, then by `ids`.
