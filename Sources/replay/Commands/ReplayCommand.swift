@@ -20,6 +20,7 @@ enum ReplayCommand {
       StatsCommand.command,
       DigestCommand.command,
       ImportCommand.command,
+      GenerateCommand.command,
       ObservationsCommand.command,
       StatesCommand.states,
       StatesCommand.zipCodes,
