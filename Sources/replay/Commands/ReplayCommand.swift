@@ -24,6 +24,7 @@ enum ReplayCommand {
       NearestCommand.command,
       CheckpointCommand.command,
       ImportCommand.command,
+      GenerateCommand.command,
       ObservationsCommand.command,
       StatesCommand.states,
       StatesCommand.zipCodes,
