@@ -100,3 +100,23 @@ public struct EventLine {
       data: Array(data))
   }
 }
+
+/// Remembers the last `at` parsed, so that a run of events appended together (which share
+/// their `at`) costs one 24-byte comparison each instead of a parse.
+struct TimestampCache {
+  private var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+  private var value = Timestamp(millisecondsSince1970: 0)
+
+  mutating func timestamp(of line: EventLine) -> Timestamp {
+    let raw = UnsafeRawPointer(line.base + line.timestampOffset)
+    let current = (
+      raw.loadUnaligned(as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+      raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+    )
+    if current != text {
+      text = current
+      value = line.timestamp
+    }
+    return value
+  }
+}

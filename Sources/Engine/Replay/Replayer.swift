@@ -102,6 +102,7 @@ public struct Replayer: Sendable {
     let needsDigest = saving != nil && checkpoints != nil
     let wantedCategories = wanted.map { $0.compactMap { Self.categories[$0] } }
     var eventsRead = 0
+    var timestamps = TimestampCache()
     var saved: [Int64] = []
     var lastSequence = position.sequence - 1
     var lastFolded = lastSequence
@@ -114,7 +115,8 @@ public struct Replayer: Sendable {
         newline.withUnsafeBytes { hasher.update($0) }
         if line.sequence & (line.sequence - 1) == 0 { samples.append(Self.sample(of: line)) }
       }
-      let timestamp = line.timestamp
+      // Events appended together share their `at`: parse it only when it differs.
+      let timestamp = timestamps.timestamp(of: line)
       if timestamp > latest { latest = timestamp }
       lastSequence = line.sequence
       let include: Bool

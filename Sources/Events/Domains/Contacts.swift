@@ -591,8 +591,8 @@ extension ContactID {
 
 /// The contacts domain's events.
 public enum ContactEvent: Sendable, Equatable, Hashable {
-  case added(ContactAdded)
-  case updated(ContactUpdated)
+  indirect case added(ContactAdded)
+  indirect case updated(ContactUpdated)
   case favorited(ContactFavorited)
   case unfavorited(ContactUnfavorited)
 

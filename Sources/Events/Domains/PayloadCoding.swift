@@ -518,6 +518,14 @@ enum DomainText {
   /// Why `text` cannot be an entity id (it must make a valid stream name), or `nil` when it can:
   /// 1 to 200 bytes of UTF-8, no control characters, no leading or trailing white space.
   static func identifierProblem(_ text: String) -> String? {
+    // Fast path, taken by nearly every id replay decodes: printable ASCII with no space at
+    // either end is always acceptable. It runs once per event, so it avoids Unicode tables.
+    var text = text
+    let isPlainASCII = text.withUTF8 { bytes in
+      bytes.count > 0 && bytes.count <= 200 && bytes.first != 0x20 && bytes.last != 0x20
+        && bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F || $0 == 0x20 }
+    }
+    if isPlainASCII { return nil }
     if text.isEmpty { return "an empty string" }
     if text.utf8.count > 200 { return "\(quoted(text)) (\(text.utf8.count) bytes)" }
     if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {

@@ -524,7 +524,7 @@ public struct AnimalRemoved: EventPayload, Hashable {
 
 /// The zoo domain's events.
 public enum ZooEvent: Sendable, Equatable, Hashable {
-  case imported(AnimalImported)
+  indirect case imported(AnimalImported)
   case inserted(AnimalInserted)
   case removed(AnimalRemoved)
 

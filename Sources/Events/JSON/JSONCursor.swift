@@ -117,7 +117,18 @@ public struct JSONCursor {
     position += 1
     let start = position
     var hasEscapes = false
+    // Keys and ids are short: the byte loop handles the first 16 bytes. Past them (text), eight
+    // bytes at a time while none is a quote, a backslash or a control character.
+    let wordsFrom = start + 16
     while position < end {
+      if position >= wordsFrom {
+        while position + 8 <= end {
+          let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+          if Self.mayNeedAttention(word) { break }
+          position += 8
+        }
+        guard position < end else { break }
+      }
       let byte = base[position]
       if byte == 0x22 {
         let slice = JSONStringSlice(start: start, end: position, hasEscapes: hasEscapes)
@@ -136,6 +147,21 @@ public struct JSONCursor {
       position += 1
     }
     throw error("'\"' to close the string")
+  }
+
+  /// Whether any byte of `word` is `"`, `\` or below 0x20 (may say yes for a word whose bytes
+  /// are fine only in the sense that the caller then checks byte by byte; never says no for a
+  /// word that holds one). The classic "has zero byte" and "has byte less than" bit tricks.
+  @inlinable @inline(__always)
+  static func mayNeedAttention(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let quotes = word ^ (ones &* 0x22)
+    let backslashes = word ^ (ones &* 0x5C)
+    let hasQuote = (quotes &- ones) & ~quotes & highs
+    let hasBackslash = (backslashes &- ones) & ~backslashes & highs
+    let hasControl = (word &- ones &* 0x20) & ~word & highs
+    return (hasQuote | hasBackslash | hasControl) != 0
   }
 
   /// Validates the escape after a backslash (position is just after the `\`).
