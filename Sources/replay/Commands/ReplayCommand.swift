@@ -31,5 +31,8 @@ enum ReplayCommand {
       AnimalsCommand.command,
       LocationsCommand.command,
       ContactsCommand.command,
+      HistoryCommand.command,
+      DiffCommand.command,
+      ExportCommand.command,
     ])
 }

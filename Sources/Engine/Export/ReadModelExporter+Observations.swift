@@ -1,0 +1,46 @@
+import Events
+import Projections
+
+extension ReadModelExporter {
+  /// The observations in the layout of `field-observations.json`:
+  ///
+  ///     {"status": "ok", "observations": [{"classification": "bird",
+  ///       "title": "Red-tailed Hawk", "description": "...", "date": "2017-06-14T18:00:00Z"}]}
+  ///
+  /// Dates are ISO 8601 in UTC, the variant the importer reads without a time zone option:
+  /// whole seconds as `2017-06-14T18:00:00Z`, milliseconds when there are any
+  /// (`2017-06-14T18:00:00.250Z`), so no date changes on the way back. Observations come in
+  /// the list's order: by date, equal dates by id.
+  ///
+  /// - Note: the source has no ids, so the export has none either; importing it derives ids
+  ///   from the new source's name, so the ids differ while everything the app shows matches.
+  public static func json(_ list: ObservationList) -> [UInt8] {
+    var writer = JSONWriter(capacity: 256 * list.count + 64)
+    writer.beginObject()
+    writer.key("status")
+    writer.string("ok")
+    writer.key("observations")
+    writer.beginArray()
+    for row in list.rows() {
+      writer.beginObject()
+      writer.key("classification")
+      writer.string(row.classification.rawValue)
+      writer.key("title")
+      writer.string(row.title)
+      writer.key("description")
+      writer.string(row.description)
+      writer.key("date")
+      writer.string(isoDate(row.date))
+      writer.endObject()
+    }
+    writer.endArray()
+    writer.endObject()
+    return PrettyJSON.format(writer.bytes)
+  }
+
+  /// `2017-06-14T18:00:00Z`, or with milliseconds when they are not zero.
+  static func isoDate(_ date: Timestamp) -> String {
+    let text = date.description
+    return text.hasSuffix(".000Z") ? String(text.dropLast(5)) + "Z" : text
+  }
+}
