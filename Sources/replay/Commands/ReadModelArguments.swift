@@ -31,7 +31,16 @@ enum ReadModelArguments {
 extension ParsedInvocation {
   /// `<model>`, which must name a read model; a usage error suggests the closest name.
   func readModelName() throws(UsageError) -> String {
-    let text = requiredValue("model")
+    try readModelName(requiredValue("model"))
+  }
+
+  /// `<model>` when given (`state` takes it optionally); `nil` when left out.
+  func optionalReadModelName() throws(UsageError) -> String? {
+    guard let text = argument("model") else { return nil }
+    return try readModelName(text)
+  }
+
+  private func readModelName(_ text: String) throws(UsageError) -> String {
     if ReadModels.modelNames.contains(text) { return text }
     let suggestion =
       ReadModelArguments.aliases[text.lowercased()]

@@ -24,9 +24,6 @@ enum ReadOptions {
 
   /// The point options and checkpoint options every rebuilding command takes.
   static let point: [Option] = [at, asOf, noCheckpoints, verbose]
-
-  /// The model names, for arguments and messages.
-  static let modelNames = ReadModels.modelNames
 }
 
 extension ParsedInvocation {
@@ -76,17 +73,5 @@ extension ParsedInvocation {
       )
     }
     return ViewOptions(locale: Locale(identifier: value("--locale") ?? "en_US"), timeZone: zone)
-  }
-
-  /// A model name given as an argument, with a suggestion when it is misspelled.
-  func modelName(_ argument: String) throws -> String? {
-    guard let name = self.argument(argument) else { return nil }
-    guard ReadOptions.modelNames.contains(name) else {
-      let suggestion = SpellingSuggestion.closest(to: name, among: ReadOptions.modelNames)
-      throw UsageError(
-        "Unknown read model '\(name)'" + (suggestion.map { ". Did you mean '\($0)'?" } ?? "")
-          + " The models are: \(ReadOptions.modelNames.joined(separator: ", ")).")
-    }
-    return name
   }
 }

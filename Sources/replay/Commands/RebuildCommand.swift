@@ -23,7 +23,7 @@ enum RebuildCommand {
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let rate = seconds > 0 ? Double(result.eventsRead) / seconds : 0
-    let counts = ReadOptions.modelNames.map { name in
+    let counts = ReadModels.modelNames.map { name in
       (name, result.models.model(named: name)?.count ?? 0)
     }
     if invocation.flag("--json") {

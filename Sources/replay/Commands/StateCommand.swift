@@ -30,14 +30,14 @@ enum StateCommand {
     run: run)
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let model = try invocation.modelName("model")
+    let model = try invocation.optionalReadModelName()
     let id = invocation.value("--id")
     if id != nil, model == nil {
       throw UsageError("'--id' needs a <model>, e.g. 'replay state contacts --id 13'")
     }
     let options = try invocation.viewOptions()
     let result = try invocation.rebuild(models: model.map { [$0] })
-    let names = model.map { [$0] } ?? ReadOptions.modelNames
+    let names = model.map { [$0] } ?? ReadModels.modelNames
     if let id, let model {
       return try detail(of: id, in: model, result: result, options: options, invocation)
     }

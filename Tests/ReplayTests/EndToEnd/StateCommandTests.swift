@@ -81,7 +81,7 @@ func expectGolden(
     #expect(model.status == 64)
     #expect(
       model.error.hasPrefix(
-        "Error: Unknown read model 'contact'. Did you mean 'contacts'? The models are: contacts, zipcodes, observations, animals, locations.\n"
+        "Error: The value 'contact' is invalid for '<model>': expected one of contacts, zipcodes, observations, animals or locations. Did you mean 'contacts'?\n"
       ))
     let both = try ReplayProcess.run([
       "state", "--log", Self.sample, "--at", "3", "--as-of", "2026-11-02T00:00:00Z",
