@@ -4,7 +4,7 @@ import Testing
 
 @testable import Projections
 
-/// The read models of the real seed data (`../shared/seed-data`), pinned.
+/// The read models of the real seed data (`eventlogs/seed-data`), pinned.
 @Suite struct SeedDataTests {
   @Test func contactsShowTheFourFavoritesThenTheOthers() throws {
     let contacts = fold(ContactList.self, try SeedData.contactEvents())

@@ -77,7 +77,10 @@ public struct EventLine {
 
   /// A cursor positioned at the payload object, for decoding it in place.
   public var dataCursor: JSONCursor {
-    JSONCursor(base: base + dataRange.lowerBound, count: dataRange.count)
+    var cursor = JSONCursor(base: base + dataRange.lowerBound, count: dataRange.count)
+    // The payload is followed by `,"crc":"…"}` (18 bytes) within the same line.
+    cursor.readableSlack = LogLineCodec.suffixLength
+    return cursor
   }
 
   /// The whole line's bytes, without the `\n`.

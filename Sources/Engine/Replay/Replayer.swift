@@ -103,6 +103,8 @@ public struct Replayer: Sendable {
     let wantedCategories = wanted.map { $0.compactMap { Self.categories[$0] } }
     var eventsRead = 0
     var timestamps = TimestampCache()
+    // Ids and codes recur all through a log: make each short string once.
+    let strings = StringCache()
     var saved: [Int64] = []
     var lastSequence = position.sequence - 1
     var lastFolded = lastSequence
@@ -127,6 +129,7 @@ public struct Replayer: Sendable {
       if include { lastFolded = line.sequence }
       if include, Self.belongs(line, to: wantedCategories) {
         var cursor = line.dataCursor
+        cursor.strings = Unmanaged.passUnretained(strings)
         let event: DomainEvent?
         do throws(EventsError) {
           event = try EventVocabulary.decode(
@@ -158,6 +161,7 @@ public struct Replayer: Sendable {
       }
       return true
     }
+    withExtendedLifetime(strings) {}
     if case .sequence(let target) = point, lastSequence < target {
       throw EngineError.invalidEvent(
         location: reader.path,

@@ -27,6 +27,13 @@ public struct JSONCursor {
   /// Nesting depth of arrays and objects being read; bounded so hostile input cannot overflow the
   /// stack.
   @usableFromInline var depth = 0
+  /// Short strings come from here when set (replay sets one for its whole run; the cache must
+  /// outlive every cursor that refers to it, which is why the reference is unmanaged).
+  public var strings: Unmanaged<StringCache>?
+  /// How many bytes past `end` may be read (never interpreted), so that short strings near the
+  /// end can be loaded a word at a time. A payload inside a log line is followed by the line's
+  /// checksum member, so replay sets this.
+  public var readableSlack = 0
 
   /// The deepest nesting the reader accepts.
   public static let maximumDepth = 512
@@ -106,6 +113,12 @@ public struct JSONCursor {
   @inlinable
   public mutating func readString() throws(JSONSyntaxError) -> String {
     let slice = try readStringSlice()
+    let count = slice.end - slice.start
+    if let strings, !slice.hasEscapes, count <= StringCache.maximumLength,
+      slice.start + StringCache.maximumLength <= end + readableSlack
+    {
+      return strings._withUnsafeGuaranteedRef { $0.string(base + slice.start, count: count) }
+    }
     return slice.string(base: base)
   }
 
@@ -290,13 +303,9 @@ public struct JSONCursor {
   @inlinable
   public mutating func readDouble() throws(JSONSyntaxError) -> Double {
     let literal = try readNumberLiteral()
-    let count = literal.count
-    // The literal already passed the grammar check, so Swift's locale-independent parser only
-    // has to round it; literals up to 15 bytes stay in a small string and allocate nothing.
-    let value = Double(
-      String(
-        decoding: UnsafeBufferPointer(start: base + literal.lowerBound, count: count), as: UTF8.self
-      ))
+    // The literal passed the grammar check; parse it in place (no String, no allocation).
+    let value = DecimalParsing.parse(
+      UnsafeBufferPointer(start: base + literal.lowerBound, count: literal.count))
     guard let value, value.isFinite else {
       throw error("a finite number", at: literal.lowerBound)
     }

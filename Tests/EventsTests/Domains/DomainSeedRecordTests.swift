@@ -2,7 +2,7 @@ import Testing
 
 @testable import Events
 
-/// The real seed-data record shapes (`../shared/seed-data`), built by hand, fit the payloads.
+/// The real seed-data record shapes (`eventlogs/seed-data`), built by hand, fit the payloads.
 @Suite struct DomainSeedRecordTests {
   /// Record `_id` 1 of `taipei-zoo-animals.json`, every field as the source has it.
   static let giantPanda = AnimalRecord(

@@ -3,7 +3,7 @@ import Foundation
 
 @testable import Projections
 
-/// The real seed data (`../shared/seed-data` next to the repository, or `SEED_DATA_DIR`), turned
+/// The real seed data (the repository's copy in `eventlogs/seed-data`, or `SEED_DATA_DIR`), turned
 /// into domain events the simple way: these tests pin the read models, not an importer.
 enum SeedData {
   static let directory: URL = {
@@ -11,8 +11,10 @@ enum SeedData {
       return URL(fileURLWithPath: path)
     }
     var folder = URL(fileURLWithPath: #filePath)
-    for _ in 0..<4 { folder.deleteLastPathComponent() }
-    return folder.deletingLastPathComponent().appendingPathComponent("shared/seed-data")
+    while folder.pathComponents.count > 1, folder.lastPathComponent != "Tests" {
+      folder.deleteLastPathComponent()
+    }
+    return folder.deletingLastPathComponent().appendingPathComponent("eventlogs/seed-data")
   }()
 
   static func json(_ name: String) throws -> JSONValue {
