@@ -321,7 +321,9 @@ public final class EventLog: Sendable {
       var versionChecked = false
       for event in write.events {
         position += 1
-        let location = total > 1 ? "event \(position) of \(total)" : nil
+        // Said only in errors, so made only for them.
+        let place = position
+        var location: String? { total > 1 ? "event \(place) of \(total)" : nil }
         try validate(event, location: location)
         if let id = event.id {
           if let offset = state.index.eventOffsets[id] {
@@ -357,19 +359,19 @@ public final class EventLog: Sendable {
   }
 
   /// Checks what the envelope needs of an event; its type's vocabulary is the caller's concern.
-  private func validate(_ event: ProposedEvent, location: String?) throws {
+  private func validate(_ event: ProposedEvent, location: @autoclosure () -> String?) throws {
     if let problem = EnvelopeRules.problem(withTypeName: event.type) {
-      throw EngineError.invalidEvent(location: location, problem: problem)
+      throw EngineError.invalidEvent(location: location(), problem: problem)
     }
     guard event.schemaVersion >= 1 else {
       throw EngineError.invalidEvent(
-        location: location, problem: "schema version \(event.schemaVersion) is not ≥ 1")
+        location: location(), problem: "schema version \(event.schemaVersion) is not ≥ 1")
     }
     try event.data.withUnsafeBytes { bytes in
       var cursor = JSONCursor(bytes)
       guard cursor.peek() == 0x7B else {
         throw EngineError.invalidEvent(
-          location: location,
+          location: location(),
           problem:
             "data must be a JSON object, found \(bytes.count == 0 ? "nothing" : "another value")")
       }
@@ -378,11 +380,11 @@ public final class EventLog: Sendable {
         try cursor.expectEnd()
       } catch {
         throw EngineError.invalidEvent(
-          location: location, problem: "data is not valid JSON: \(error)")
+          location: location(), problem: "data is not valid JSON: \(error)")
       }
       if bytes.contains(0x0A) || bytes.contains(0x0D) {
         throw EngineError.invalidEvent(
-          location: location, problem: "data must be compact JSON without line breaks")
+          location: location(), problem: "data must be compact JSON without line breaks")
       }
     }
   }
@@ -446,6 +448,9 @@ public final class EventLog: Sendable {
     offsets.reserveCapacity(plan.newEvents.count)
     var buffer = state.lineBuffer
     buffer.removeAll(keepingCapacity: true)
+    // Every event of one write shares its time: format it once.
+    var timestampText: [UInt8] = []
+    timestamp.appendText(to: &timestampText)
     var written = start
     do {
       var sequence = firstSequence
@@ -462,7 +467,7 @@ public final class EventLog: Sendable {
         new.event.data.withUnsafeBytes { data in
           LogLineCodec.encode(
             sequence: sequence, id: id, stream: new.stream, version: new.version,
-            type: new.event.type, schemaVersion: new.event.schemaVersion, timestamp: timestamp,
+            type: new.event.type, schemaVersion: new.event.schemaVersion, timestamp: timestampText,
             batch: batch, metadata: new.event.metadata, data: data, into: &buffer)
         }
         if keepEvents {

@@ -32,6 +32,20 @@ enum LogLineCodec {
     timestamp: Timestamp, batch: ClosedRange<Int64>?, metadata: EventMetadata,
     data: UnsafeRawBufferPointer, into bytes: inout [UInt8]
   ) {
+    var text: [UInt8] = []
+    timestamp.appendText(to: &text)
+    encode(
+      sequence: sequence, id: id, stream: stream, version: version, type: type,
+      schemaVersion: schemaVersion, timestamp: text, batch: batch, metadata: metadata, data: data,
+      into: &bytes)
+  }
+
+  /// Appends one line, with `at` already in its 24-character form.
+  static func encode(
+    sequence: Int64, id: EventID, stream: String, version: Int64, type: String, schemaVersion: Int,
+    timestamp: [UInt8], batch: ClosedRange<Int64>?, metadata: EventMetadata,
+    data: UnsafeRawBufferPointer, into bytes: inout [UInt8]
+  ) {
     let start = bytes.count
     append("{\"seq\":", to: &bytes)
     JSONWriter.appendDecimal(sequence, to: &bytes)
@@ -46,7 +60,7 @@ enum LogLineCodec {
     append(",\"schema\":", to: &bytes)
     JSONWriter.appendDecimal(Int64(schemaVersion), to: &bytes)
     append(",\"at\":\"", to: &bytes)
-    timestamp.appendText(to: &bytes)
+    bytes.append(contentsOf: timestamp)
     bytes.append(0x22)
     if let batch {
       append(",\"batch\":[", to: &bytes)

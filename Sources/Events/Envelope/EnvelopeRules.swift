@@ -10,6 +10,14 @@ public enum EnvelopeRules {
   /// A stream name is 1 to 256 bytes of UTF-8 with no control characters and no leading or
   /// trailing spaces. By convention it is `<category>-<entity id>`, e.g. `contact-13`.
   public static func problem(withStreamName stream: String) -> String? {
+    // Fast path for every append: printable ASCII without a space at either end is always a
+    // valid name, and deciding it needs no Unicode tables.
+    var stream = stream
+    let isPlainASCII = stream.withUTF8 { bytes in
+      bytes.count > 0 && bytes.count <= maximumStreamNameLength && bytes.first != 0x20
+        && bytes.last != 0x20 && bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+    if isPlainASCII { return nil }
     if stream.isEmpty { return "a stream name is empty" }
     if stream.utf8.count > maximumStreamNameLength {
       return "a stream name is \(stream.utf8.count) bytes, more than \(maximumStreamNameLength)"
@@ -41,17 +49,17 @@ public enum EnvelopeRules {
     if type.utf8.count > maximumTypeNameLength {
       return "event type name is \(type.utf8.count) bytes, more than \(maximumTypeNameLength)"
     }
-    func isLetter(_ byte: UInt8) -> Bool {
-      (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    @inline(__always) func isLetter(_ byte: UInt8) -> Bool {
+      byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A
     }
     guard isLetter(first) else {
       return "event type '\(type)' must start with a letter (A-Z or a-z)"
     }
-    for byte in type.utf8
-    where !(isLetter(byte) || (0x30...0x39).contains(byte) || byte == 0x5F || byte == 0x2E) {
-      return "event type '\(type)' may hold only letters, digits, '_' and '.'"
+    var type = type
+    let isValid = type.withUTF8 { bytes in
+      bytes.allSatisfy { isLetter($0) || ($0 &- 0x30) < 10 || $0 == 0x5F || $0 == 0x2E }
     }
-    return nil
+    return isValid ? nil : "event type '\(type)' may hold only letters, digits, '_' and '.'"
   }
 
   /// A stream's category: what comes before its first `-` (`contact-13` → `contact`), or the
