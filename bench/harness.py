@@ -189,6 +189,8 @@ class Harness:
             [self.bench, "jsondecoder", log], runs=min(self.runs, 3),
         )
 
+        measure("verify", "replay verify (for orientation: every line checked, no read model)",
+                [self.replay, "verify", "--log", log], note="not the replay target")
         if self.has_subcommand("rebuild"):
             measure("rebuild", "replay rebuild, all five read models (fresh process)",
                     [self.replay, "rebuild", "--log", log])
@@ -443,6 +445,13 @@ def read_first(path, pattern):
 
 def machine_description():
     cpu = read_first("/proc/cpuinfo", r"model name\s*:\s*(.*)")
+    family = read_first("/proc/cpuinfo", r"cpu family\s*:\s*(.*)")
+    megahertz = read_first("/proc/cpuinfo", r"cpu MHz\s*:\s*(.*)")
+    flags = read_first("/proc/cpuinfo", r"flags\s*:\s*(.*)").split()
+    details = [f"family {family}" if family != "?" else None,
+               f"{float(megahertz) / 1000:.1f} GHz" if re.fullmatch(r"[\d.]+", megahertz) else None,
+               "virtual machine" if "hypervisor" in flags else None]
+    cpu += "".join(f", {detail}" for detail in details if detail)
     memory_kib = read_first("/proc/meminfo", r"MemTotal:\s*(\d+)")
     memory = f"{int(memory_kib) / 1024 / 1024:.1f} GiB" if memory_kib.isdigit() else "?"
     filesystem = "?"
@@ -454,6 +463,9 @@ def machine_description():
         pass
     rotational = "?"
     name = os.path.basename(device)
+    size = read_first(f"/sys/block/{name}/size", r"(\d+)")
+    if size.isdigit():
+        device += f", {int(size) * 512 / 2**30:.0f} GiB"
     for candidate in (name, re.sub(r"\d+$", "", name), re.sub(r"p\d+$", "", name)):
         path = f"/sys/block/{candidate}/queue/rotational"
         if os.path.exists(path):

@@ -25,7 +25,7 @@ events=1000000
 runs=5
 smoke=0
 stages=""
-command="bench/run.sh $*"
+command="bench/run.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
   case $1 in
     --events) events=$2; shift 2 ;;
