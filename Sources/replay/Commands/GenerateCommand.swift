@@ -57,7 +57,10 @@ enum GenerateCommand {
     let path = invocation.logPath
     let append = invocation.flag("--append")
 
-    let existingSize = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    // Only a regular file can hold events; anything else is left for opening the log to refuse.
+    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+    let isFile = attributes?[.type] as? FileAttributeType == .typeRegular
+    let existingSize = isFile ? (attributes?[.size] as? Int) ?? 0 : 0
     if existingSize > 0, !append {
       throw InputError.invalid(
         "'\(path)' already holds \(existingSize) bytes; generate writes a new log, so the same "

@@ -1,0 +1,510 @@
+#!/usr/bin/env python3
+"""Runs the benchmark's stages on one generated log and prints (and saves) the table of medians.
+
+bench/run.sh builds the programs, prepares the Python venv and calls this; see bench/README.md.
+Only the standard library is used here: the peers that need packages run in the venv's Python.
+Timings are medians of --runs repetitions, measured in this one run, so that ratios compare
+numbers taken on the same machine at the same time. Nothing here asserts a target.
+"""
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+
+
+class Harness:
+    def __init__(self, options):
+        self.options = options
+        self.work = options.work
+        self.replay = options.replay
+        self.bench = options.bench
+        self.venv_python = options.venv_python
+        self.hyperfine = options.hyperfine
+        self.runs = options.runs
+        self.events = options.events
+        self.failures = []
+        self.notes = []
+        self.sections = []
+
+    # MARK: Running things
+
+    def say(self, text):
+        print(text, flush=True)
+
+    def run(self, command, **kwargs):
+        """Runs a command to completion, returning its standard output; raises on failure."""
+        result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+        if result.returncode != 0:
+            raise RuntimeError(
+                f"{' '.join(command)} exited {result.returncode}: {result.stderr.strip()[-2000:]}"
+            )
+        return result.stdout
+
+    def run_json(self, command):
+        """Runs a command that prints one JSON object as its last line."""
+        return json.loads(self.run(command).strip().splitlines()[-1])
+
+    def time_process(self, name, command, runs=None):
+        """Median wall-clock seconds of a whole process (hyperfine, else a loop), after one
+        warm-up run."""
+        runs = runs or self.runs
+        if self.hyperfine:
+            with tempfile.NamedTemporaryFile(suffix=".json", dir=self.work) as export:
+                result = subprocess.run(
+                    [
+                        self.hyperfine, "--style", "none", "-N", "--warmup", "1",
+                        "--runs", str(runs), "--export-json", export.name,
+                        "--command-name", name, " ".join(quote(part) for part in command),
+                    ],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                )
+                if result.returncode != 0:
+                    raise RuntimeError(f"{name}: hyperfine: {result.stderr.strip()[-2000:]}")
+                with open(export.name) as file:
+                    return json.load(file)["results"][0]["median"]
+        times = []
+        for attempt in range(runs + 1):
+            start = time.perf_counter()
+            result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            elapsed = time.perf_counter() - start
+            if result.returncode != 0:
+                raise RuntimeError(f"{name} exited {result.returncode}: {result.stderr[-2000:]}")
+            if attempt > 0:
+                times.append(elapsed)
+        return statistics.median(times)
+
+    def time_internal(self, commands, runs=None):
+        """Runs each command (they print JSON with "seconds") `runs` times, in rounds whose order
+        alternates (A B, B A, A B, ...) so that drifts in the machine's speed, which on a shared
+        machine are large for fsync, hit them alike; returns the median result of each."""
+        runs = runs or self.runs
+        results = [[] for _ in commands]
+        for round_number in range(runs):
+            order = list(range(len(commands)))
+            if round_number % 2:
+                order.reverse()
+            for index in order:
+                results[index].append(self.run_json(commands[index]))
+        return [
+            sorted(outcomes, key=lambda outcome: outcome["seconds"])[len(outcomes) // 2]
+            for outcomes in results
+        ]
+
+    def peak_rss_kib(self, command):
+        output = subprocess.run(
+            ["/usr/bin/time", "-v"] + command,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True,
+        ).stderr
+        match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", output)
+        return int(match.group(1)) if match else None
+
+    def has_subcommand(self, name):
+        """Whether `replay` has the subcommand, so that the stages of unfinished commands are
+        skipped until they land: `replay help <name>` must succeed and show that subcommand's
+        own help (for a name it does not know, it shows the root help, also with status 0)."""
+        result = subprocess.run(
+            [self.replay, "help", name], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        return result.returncode == 0 and f"USAGE: replay {name}" in result.stdout
+
+    def not_available(self, subcommand):
+        line = f"not available yet: {subcommand}"
+        self.say("  " + line)
+        return line
+
+    def stage(self, title, body):
+        self.say(f"\n== {title}")
+        try:
+            body()
+        except Exception as error:  # a broken stage is reported, and the run fails at the end
+            self.failures.append(f"{title}: {error}")
+            self.say(f"  FAILED: {error}")
+
+    # MARK: The log
+
+    def generate(self, count):
+        path = os.path.join(self.work, f"events-{count}.jsonl")
+        if os.path.exists(path):
+            os.remove(path)
+        start = time.perf_counter()
+        self.run(
+            [self.replay, "generate", "--events", str(count), "--seed", "1", "--log", path,
+             "--no-fsync"]
+        )
+        elapsed = time.perf_counter() - start
+        size = os.path.getsize(path)
+        self.say(
+            f"  generated {count:,} events, {size / 1e6:,.1f} MB "
+            f"({size / count:.0f} bytes a line) in {elapsed:.1f} s"
+        )
+        return path
+
+    # MARK: Stages
+
+    def read_stage(self):
+        log = self.log
+        n = self.events
+        rows = []
+        self.read_rates = {}
+
+        def measure(key, label, command, runs=None, note=""):
+            seconds = self.time_process(key, command, runs)
+            self.read_rates[key] = n / seconds
+            rows.append([label, f"{n:,}", f"{seconds:.3f}", rate(n / seconds), key, note])
+            self.say(f"  {label}: {seconds:.3f} s ({rate(n / seconds)})")
+
+        measure("cat", "cat log > /dev/null (floor)", ["cat", log],
+                note=f"{os.path.getsize(log) / 1e9 / 1:.2f} GB")
+        measure("memchr", "memchr line split, Swift (floor)", [self.bench, "split", log])
+        python = self.venv_python or sys.executable
+        peers = os.path.join(BENCH, "peers.py")
+        measure("json", "Python json.loads per line", [python, peers, "json", log])
+        if self.venv_python:
+            measure("orjson", "Python orjson.loads per line", [python, peers, "orjson", log])
+            database = os.path.join(self.work, "events.sqlite")
+            self.run([python, peers, "sqlite-load", log, database])
+            measure("sqlite", "SQLite read all rows + orjson", [python, peers, "sqlite-read", database])
+            store = os.path.join(self.work, "eventsourcing.sqlite")
+            self.run([python, peers, "es-load", log, store])
+            measure(
+                "eventsourcing", "eventsourcing 9.5.6 (SQLite) read + deserialise",
+                [python, peers, "es-read", store], runs=min(self.runs, 3),
+            )
+        else:
+            rows.append(["Python orjson, SQLite, eventsourcing", "", "", "", "", self.venv_reason])
+        measure(
+            "jsondecoder", "Swift Foundation JSONDecoder per line (naive)",
+            [self.bench, "jsondecoder", log], runs=min(self.runs, 3),
+        )
+
+        measure("verify", "replay verify (for orientation: every line checked, no read model)",
+                [self.replay, "verify", "--log", log], note="not the replay target")
+        if self.has_subcommand("rebuild"):
+            measure("rebuild", "replay rebuild, all five read models (fresh process)",
+                    [self.replay, "rebuild", "--log", log])
+        else:
+            rows.append(["replay rebuild, all five read models", "", "", "", "rebuild",
+                         self.not_available("rebuild")])
+        self.rebuild_seconds = (
+            n / self.read_rates["rebuild"] if "rebuild" in self.read_rates else None
+        )
+
+        table = [["measurement", "events", "median s", "rate", "× orjson/line", "× JSONDecoder", "note"]]
+        for label, events, seconds, speed, key, note in rows:
+            table.append([
+                label, events, seconds, speed,
+                ratio(self.read_rates.get(key), self.read_rates.get("orjson")),
+                ratio(self.read_rates.get(key), self.read_rates.get("jsondecoder")),
+                note,
+            ])
+        self.sections.append(("Replay speed: the same log read by the engine and its peers", table))
+
+    def write_stage(self):
+        n = self.import_events
+        runs = max(self.runs, 5) if not self.options.smoke else self.runs
+        table = [["write", "events", "syncs", "library s", "raw s", "library events/s",
+                  "raw events/s", "library % of raw"]]
+        for chunk in (100, 1000):
+            library_out = os.path.join(self.work, f"import-library-{chunk}.jsonl")
+            raw_out = os.path.join(self.work, f"import-raw-{chunk}.jsonl")
+            # The raw writer writes exactly the bytes the library wrote: one library run first.
+            library_command = [self.bench, "import", self.log, library_out, "--chunk", str(chunk),
+                               "--limit", str(n)]
+            self.run_json(library_command)
+            library, raw = self.time_internal([
+                library_command,
+                [self.bench, "raw-write", library_out, raw_out, "--chunk", str(chunk)],
+            ], runs)
+            table.append(self.write_row(f"batch import, fsync per {chunk}", library, raw))
+            for path in (library_out, raw_out):
+                os.remove(path)
+        # What the import costs without the disk: the ceiling the library's own work sets.
+        unsynced_out = os.path.join(self.work, "import-unsynced.jsonl")
+        (unsynced,) = self.time_internal([[self.bench, "import", self.log, unsynced_out, "--chunk",
+                                           "1000", "--limit", str(n), "--sync", "never"]], runs)
+        os.remove(unsynced_out)
+        unsynced_rate = unsynced["events"] / unsynced["seconds"]
+        table.append(["batch import, not synced (the library's CPU work alone)",
+                      f"{unsynced['events']:,}", "0", f"{unsynced['seconds']:.3f}", "", rate(unsynced_rate), "", ""])
+        self.say(f"  batch import, not synced: {rate(unsynced_rate)}")
+        count = self.append_count
+        library_out = os.path.join(self.work, "append-library.jsonl")
+        raw_out = os.path.join(self.work, "append-raw.jsonl")
+        self.run_json([self.bench, "append", self.log, library_out, "--count", str(count)])
+        library, raw = self.time_internal([
+            [self.bench, "append", self.log, library_out, "--count", str(count)],
+            [self.bench, "raw-append", library_out, raw_out, "--count", str(count)],
+        ], runs if self.options.smoke else max(runs, 9))
+        table.append(self.write_row("durable single appends, fsync each", library, raw))
+        for path in (library_out, raw_out):
+            os.remove(path)
+        self.sections.append(("Durable writes: library against raw write + fdatasync, same bytes, same disk", table))
+
+    def write_row(self, label, library, raw):
+        library_rate = library["events"] / library["seconds"]
+        raw_rate = raw["events"] / raw["seconds"]
+        row = [label, f"{library['events']:,}", f"{library['syncs']:,}", f"{library['seconds']:.3f}",
+               f"{raw['seconds']:.3f}", rate(library_rate), rate(raw_rate),
+               f"{100 * library_rate / raw_rate:.0f} %"]
+        self.say(f"  {label}: library {rate(library_rate)}, raw {rate(raw_rate)}: {row[-1]}")
+        return row
+
+    def state_stage(self):
+        table = [["measurement", "median s", "% of full rebuild", "note"]]
+        missing = [name for name in ("state", "checkpoint", "rebuild") if not self.has_subcommand(name)]
+        if missing:
+            table.append(["state --at <random seq> with checkpoints", "", "",
+                          "; ".join(self.not_available(name) for name in missing)])
+            self.sections.append(("Time travel: state at a random point", table))
+            return
+        every = max(1000, self.events // 100)
+        start = time.perf_counter()
+        self.run([self.replay, "checkpoint", "--every", str(every), "--log", self.log])
+        table.append([f"checkpoint --every {every} (once, setup)", f"{time.perf_counter() - start:.3f}", "", ""])
+        model = os.environ.get("BENCH_STATE_MODEL", "contacts")
+        picker = random.Random(1)
+        times = []
+        for _ in range(max(self.runs, 3)):
+            seq = picker.randint(1, self.events)
+            times.append(self.time_process(f"state-{seq}", [self.replay, "state", model, "--at", str(seq),
+                                                            "--log", self.log], runs=1))
+        seconds = statistics.median(times)
+        percent = f"{100 * seconds / self.rebuild_seconds:.1f} %" if self.rebuild_seconds else ""
+        table.append([f"state {model} --at <random seq> ({len(times)} seqs)", f"{seconds:.3f}", percent, ""])
+        self.say(f"  state --at: {seconds:.3f} s, {percent} of a full rebuild")
+        self.sections.append(("Time travel: state at a random point", table))
+
+    def nearest_stage(self):
+        points = self.points
+        points_path = os.path.join(self.work, "points.f64")
+        neighbors_path = os.path.join(self.work, "neighbors.f64")
+        swift_command = [self.bench, "nearest", "--points", str(points), "--seed", "1",
+                         "--write-points", points_path, "--write-neighbors", neighbors_path,
+                         "--check", "200"]
+        table = [["index", "points", "build s", "queries s", "queries/s", "× cKDTree", "answers"]]
+        if self.venv_python:
+            self.run_json(swift_command)  # writes the points the peers read
+            swift, peers = self.time_internal([
+                swift_command,
+                [self.venv_python, os.path.join(BENCH, "peers.py"), "knn", points_path,
+                 "--neighbors", neighbors_path],
+            ])
+        else:
+            (swift,) = self.time_internal([swift_command])
+            peers = None
+        swift_rate = swift["queriesPerSecond"]
+        kd_rate = peers["kdtreeQueriesPerSecond"] if peers else None
+        answers = f"{swift['bruteForceMismatches']} of {swift['bruteForceChecked']} differ from brute force"
+        if peers:
+            answers += f"; {peers['swiftMismatches']} of {peers['swiftCompared']} differ from cKDTree"
+        table.append(["Swift NearestNeighborIndex, k=3 (haversine)", f"{points:,}",
+                      f"{swift['buildSeconds']:.3f}", f"{swift['seconds']:.3f}", rate(swift_rate, "q/s"),
+                      ratio(swift_rate, kd_rate), answers])
+        if peers:
+            table.append(["scipy cKDTree, 3-D unit vectors, k=4 incl. self", f"{points:,}",
+                          f"{peers['kdtreeBuildSeconds']:.3f}", f"{peers['kdtreeQuerySeconds']:.3f}",
+                          rate(kd_rate, "q/s"), "1.00×", ""])
+            ball_rate = peers["balltreeQueriesPerSecond"]
+            table.append(["scikit-learn BallTree, haversine, k=4 incl. self", f"{points:,}",
+                          f"{peers['balltreeBuildSeconds']:.3f}", f"{peers['balltreeQuerySeconds']:.3f}",
+                          rate(ball_rate, "q/s"), ratio(ball_rate, kd_rate), ""])
+        else:
+            table.append(["scipy cKDTree, scikit-learn BallTree", "", "", "", "", "", self.venv_reason])
+        self.say(f"  Swift {rate(swift_rate, 'q/s')}, cKDTree {rate(kd_rate, 'q/s') if kd_rate else 'skipped'}; {answers}")
+        self.sections.append((f"Nearest neighbours: {points:,} generated locations, every point queried", table))
+
+    def memory_stage(self):
+        table = [["log", "events", "log size", "peak RSS of replay rebuild"]]
+        if not self.has_subcommand("rebuild"):
+            table.append(["", "", "", self.not_available("rebuild")])
+            self.sections.append(("Memory: peak RSS of a full rebuild", table))
+            return
+        logs = [(self.events, self.log)]
+        if not self.options.smoke:
+            logs.append((4 * self.events, None))
+        for count, path in logs:
+            path = path or self.generate(count)
+            kib = self.peak_rss_kib([self.replay, "rebuild", "--log", path])
+            table.append([os.path.basename(path), f"{count:,}", f"{os.path.getsize(path) / 1e6:,.0f} MB",
+                          f"{kib / 1024:,.0f} MiB" if kib else "?"])
+            self.say(f"  {count:,} events: peak RSS {kib / 1024 if kib else 0:,.0f} MiB")
+            if path != self.log:
+                os.remove(path)
+        self.sections.append(("Memory: peak RSS of a full rebuild", table))
+
+    # MARK: The whole run
+
+    def main(self):
+        os.makedirs(self.work, exist_ok=True)
+        smoke = self.options.smoke
+        self.import_events = self.events
+        self.append_count = 2000
+        self.points = 20_000 if smoke else 100_000
+        self.venv_reason = self.options.venv_reason or "skipped: no Python venv"
+        self.say(f"== machine\n{machine_description()}")
+        self.say(f"timing: {'hyperfine ' + hyperfine_version(self.hyperfine) if self.hyperfine else 'a timing loop (no hyperfine)'}; "
+                 f"medians of {self.runs} run{'s' if self.runs != 1 else ''}")
+        self.say(f"\n== log: {self.events:,} generated events, seed 1")
+        self.log = self.generate(self.events)
+        stages = [
+            ("read", "1-2. replay speed: floor, peers and replay rebuild", self.read_stage),
+            ("write", "3. durable writes", self.write_stage),
+            ("state", "4. state --at with checkpoints", self.state_stage),
+            ("nearest", "5. nearest neighbours", self.nearest_stage),
+            ("memory", "6. peak memory of replay rebuild", self.memory_stage),
+        ]
+        chosen = set(self.options.stages.split(",")) if self.options.stages else None
+        self.rebuild_seconds = None
+        for key, title, body in stages:
+            if chosen is None or key in chosen:
+                self.stage(title, body)
+        self.write_results()
+        if self.failures:
+            self.say("\nFAILED stages:\n  " + "\n  ".join(self.failures))
+            return 1
+        return 0
+
+    def write_results(self):
+        lines = [
+            f"# Benchmark results: {self.events:,} events{' (smoke run)' if self.options.smoke else ''}",
+            "",
+            f"Command: `{self.options.command}`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+            "",
+            "```",
+            machine_description(),
+            "```",
+            "",
+            f"Timing: {'hyperfine ' + hyperfine_version(self.hyperfine) if self.hyperfine else 'a timing loop'}, "
+            f"median of {self.runs} run{'s' if self.runs != 1 else ''} (JSONDecoder and eventsourcing: "
+            f"of {min(self.runs, 3)}), after a warm-up run; whole processes unless the table says otherwise. "
+            "Reads come from the page cache (the log was just written). Writes are synced with "
+            "fdatasync, the library's default policy; the log itself is generated with --no-fsync.",
+        ]
+        for title, table in self.sections:
+            lines += ["", f"## {title}", "", markdown(table)]
+        if self.failures:
+            lines += ["", "## Failed stages", ""] + [f"- {failure}" for failure in self.failures]
+        text = "\n".join(lines) + "\n"
+        path = os.path.join(self.work, "results.md")
+        with open(path, "w") as file:
+            file.write(text)
+        self.say("\n" + text)
+        self.say(f"(written to {os.path.relpath(path, ROOT)})")
+
+
+def quote(text):
+    return text if re.fullmatch(r"[\w./:=@%+-]+", text) else "'" + text.replace("'", "'\\''") + "'"
+
+
+def rate(per_second, unit="events/s"):
+    if per_second is None:
+        return ""
+    for scale, suffix in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
+        if per_second >= scale:
+            return f"{per_second / scale:.2f}{suffix} {unit}"
+    return f"{per_second:.0f} {unit}"
+
+
+def ratio(value, reference):
+    if value is None or reference is None:
+        return ""
+    return f"{value / reference:.2f}×"
+
+
+def markdown(table):
+    widths = [max(len(str(row[column])) for row in table) for column in range(len(table[0]))]
+    def render(row):
+        return "| " + " | ".join(str(cell).ljust(width) for cell, width in zip(row, widths)) + " |"
+    return "\n".join([render(table[0]), "|" + "|".join("-" * (width + 2) for width in widths) + "|"]
+                     + [render(row) for row in table[1:]])
+
+
+def read_first(path, pattern):
+    try:
+        with open(path) as file:
+            for line in file:
+                match = re.match(pattern, line)
+                if match:
+                    return match.group(1).strip()
+    except OSError:
+        pass
+    return "?"
+
+
+def machine_description():
+    cpu = read_first("/proc/cpuinfo", r"model name\s*:\s*(.*)")
+    family = read_first("/proc/cpuinfo", r"cpu family\s*:\s*(.*)")
+    megahertz = read_first("/proc/cpuinfo", r"cpu MHz\s*:\s*(.*)")
+    flags = read_first("/proc/cpuinfo", r"flags\s*:\s*(.*)").split()
+    details = [f"family {family}" if family != "?" else None,
+               f"{float(megahertz) / 1000:.1f} GHz" if re.fullmatch(r"[\d.]+", megahertz) else None,
+               "virtual machine" if "hypervisor" in flags else None]
+    cpu += "".join(f", {detail}" for detail in details if detail)
+    memory_kib = read_first("/proc/meminfo", r"MemTotal:\s*(\d+)")
+    memory = f"{int(memory_kib) / 1024 / 1024:.1f} GiB" if memory_kib.isdigit() else "?"
+    filesystem = "?"
+    device = "?"
+    try:
+        output = subprocess.run(["df", "-T", BENCH], capture_output=True, text=True).stdout.splitlines()[-1]
+        device, filesystem = output.split()[:2]
+    except (OSError, IndexError, ValueError):
+        pass
+    rotational = "?"
+    name = os.path.basename(device)
+    size = read_first(f"/sys/block/{name}/size", r"(\d+)")
+    if size.isdigit():
+        device += f", {int(size) * 512 / 2**30:.0f} GiB"
+    for candidate in (name, re.sub(r"\d+$", "", name), re.sub(r"p\d+$", "", name)):
+        path = f"/sys/block/{candidate}/queue/rotational"
+        if os.path.exists(path):
+            rotational = "reports rotational" if read_first(path, r"(\d)") == "1" else "non-rotational"
+            break
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
+    python = sys.version.split()[0]
+    return "\n".join([
+        f"CPU:        {cpu}, {os.cpu_count()} cores",
+        f"memory:     {memory}",
+        f"disk:       {device} ({rotational}), {filesystem}",
+        f"kernel:     {platform.system()} {platform.release()} {platform.machine()}",
+        f"Swift:      {swift[0] if swift else '?'}",
+        f"Python:     {python}",
+    ])
+
+
+def hyperfine_version(path):
+    try:
+        return subprocess.run([path, "--version"], capture_output=True, text=True).stdout.split()[-1]
+    except (OSError, IndexError):
+        return "?"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--events", type=int, required=True)
+    parser.add_argument("--runs", type=int, required=True)
+    parser.add_argument("--smoke", action="store_true")
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--replay", required=True)
+    parser.add_argument("--bench", required=True)
+    parser.add_argument("--venv-python")
+    parser.add_argument("--venv-reason")
+    parser.add_argument("--hyperfine")
+    parser.add_argument("--command", default="bench/run.sh")
+    parser.add_argument("--stages", help="only these, comma-separated: read,write,state,nearest,memory")
+    sys.exit(Harness(parser.parse_args()).main())
+
+
+if __name__ == "__main__":
+    main()
