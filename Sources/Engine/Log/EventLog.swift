@@ -1,3 +1,4 @@
+import Dispatch
 import Events
 import Foundation
 import Synchronization
@@ -382,7 +383,9 @@ public final class EventLog: Sendable {
         throw EngineError.invalidEvent(
           location: location(), problem: "data is not valid JSON: \(error)")
       }
-      if bytes.contains(0x0A) || bytes.contains(0x0D) {
+      if let base = bytes.baseAddress,
+        memchr(base, 0x0A, bytes.count) != nil || memchr(base, 0x0D, bytes.count) != nil
+      {
         throw EngineError.invalidEvent(
           location: location(), problem: "data must be compact JSON without line breaks")
       }
@@ -452,11 +455,13 @@ public final class EventLog: Sendable {
     var timestampText: [UInt8] = []
     timestamp.appendText(to: &timestampText)
     var written = start
+    var syncer: BackgroundSync?
     do {
       var sequence = firstSequence
-      for (index, new) in plan.newEvents.enumerated() {
-        let id = new.event.id ?? configuration.makeEventID(sequence)
-        if new.event.id == nil, let existing = state.index.eventOffsets[id] {
+      for index in plan.newEvents.indices {
+        // Read in place: copying each planned event would retain and release its strings.
+        let id = plan.newEvents[index].event.id ?? configuration.makeEventID(sequence)
+        if plan.newEvents[index].event.id == nil, let existing = state.index.eventOffsets[id] {
           throw EngineError.invalidEvent(
             location: nil,
             problem:
@@ -464,13 +469,15 @@ public final class EventLog: Sendable {
           )
         }
         offsets.append((id, written + Int64(buffer.count)))
-        new.event.data.withUnsafeBytes { data in
+        plan.newEvents[index].event.data.withUnsafeBytes { data in
           LogLineCodec.encode(
-            sequence: sequence, id: id, stream: new.stream, version: new.version,
-            type: new.event.type, schemaVersion: new.event.schemaVersion, timestamp: timestampText,
-            batch: batch, metadata: new.event.metadata, data: data, into: &buffer)
+            sequence: sequence, id: id, stream: plan.newEvents[index].stream,
+            version: plan.newEvents[index].version, type: plan.newEvents[index].event.type,
+            schemaVersion: plan.newEvents[index].event.schemaVersion, timestamp: timestampText,
+            batch: batch, metadata: plan.newEvents[index].event.metadata, data: data, into: &buffer)
         }
         if keepEvents {
+          let new = plan.newEvents[index]
           recorded.append(
             RecordedEvent(
               sequence: sequence, id: id, stream: new.stream, version: new.version,
@@ -480,12 +487,27 @@ public final class EventLog: Sendable {
         sequence += 1
         if (index + 1) % chunkSize == 0 || index + 1 == plan.newEvents.count {
           try buffer.withUnsafeBytes { try file.writeAll($0) }
-          if configuration.syncPolicy == .always { try file.synchronize() }
+          if configuration.syncPolicy == .always {
+            if index + 1 == plan.newEvents.count {
+              // The last chunk: wait for the one before it, then sync the rest here.
+              try syncer?.wait()
+              try file.synchronize()
+            } else {
+              // Group commit with overlap: this chunk syncs in the background while the next
+              // one is encoded and written (at most one sync in flight).
+              let background = syncer ?? BackgroundSync()
+              syncer = background
+              try background.wait()
+              background.start(file)
+            }
+          }
           written += Int64(buffer.count)
           buffer.removeAll(keepingCapacity: true)
         }
       }
     } catch {
+      // A background sync may still run: let it finish before cutting the file back.
+      try? syncer?.wait()
       // Leave the log as it was: nothing of this write stays.
       try? file.truncate(to: start)
       if configuration.syncPolicy == .always { try? file.synchronize() }
@@ -498,12 +520,41 @@ public final class EventLog: Sendable {
     }
     // Only now, with everything written and synced, does the index take the events in.
     state.lineBuffer = buffer.count > 1 << 20 ? [] : buffer
-    for (new, (id, offset)) in zip(plan.newEvents, offsets) {
-      state.index.streamOffsets[new.stream, default: []].append(offset)
+    state.index.eventOffsets.reserveCapacity(state.index.eventOffsets.count + offsets.count)
+    for (index, (id, offset)) in offsets.enumerated() {
+      state.index.streamOffsets[plan.newEvents[index].stream, default: []].append(offset)
       state.index.eventOffsets[id] = offset
     }
     state.index.lastSequence = lastSequence
     state.index.committedEnd = written
     return recorded
+  }
+}
+
+/// Runs `fdatasync` on a background queue, so that a multi-chunk write encodes its next chunk
+/// while the previous one reaches the disk. `wait()` returns once the sync started last has
+/// finished, and throws its error if it failed.
+final class BackgroundSync: Sendable {
+  private let queue = DispatchQueue(label: "replay.event-log.sync")
+  private let group = DispatchGroup()
+  private let failure = Mutex<EngineError?>(nil)
+
+  /// Starts syncing `file` in the background.
+  func start(_ file: FileDescriptor) {
+    group.enter()
+    queue.async { [self] in
+      do throws(EngineError) {
+        try file.synchronize()
+      } catch {
+        failure.withLock { $0 = $0 ?? error }
+      }
+      group.leave()
+    }
+  }
+
+  /// Waits for the syncs started so far; throws the first one's error.
+  func wait() throws(EngineError) {
+    group.wait()
+    if let error = failure.withLock({ $0 }) { throw error }
   }
 }

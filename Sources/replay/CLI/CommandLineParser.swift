@@ -81,16 +81,19 @@ struct CommandLineParser {
         stack.append(subcommand)
         start = next
       case .helpSubcommand(let next):
-        return .help(helpStack(for: arguments[next...]))
+        return .help(try helpStack(for: arguments[next...]))
       case .finished:
         return .run(stack, values)
       }
     }
   }
 
-  /// The commands named after `replay help`; option-like arguments are ignored and so is
-  /// everything from the first name that matches no subcommand.
-  private func helpStack(for names: ArraySlice<String>) -> [Command] {
+  /// The commands named after `replay help`; option-like arguments are ignored.
+  ///
+  /// - Note: swift-argument-parser shows the deepest command that matched and exits 0 when a
+  ///   name matches nothing; we report the unknown name as a usage error with a suggestion, so
+  ///   that a script asking for a subcommand's help learns that the subcommand does not exist.
+  private func helpStack(for names: ArraySlice<String>) throws(Failure) -> [Command] {
     var stack = [root]
     for name in names where !name.hasPrefix("-") {
       let current = stack[stack.count - 1]
@@ -99,7 +102,12 @@ struct CommandLineParser {
       } else if stack.count == 1, name == Self.helpCommandName {
         stack.append(Self.helpCommand)
       } else {
-        break
+        var candidates = current.subcommands.map(\.name)
+        if stack.count == 1 { candidates.append(Self.helpCommandName) }
+        throw Failure(
+          stack: stack,
+          error: .unknownSubcommand(
+            name, suggestion: SpellingSuggestion.closest(to: name, among: candidates)))
       }
     }
     return stack

@@ -164,9 +164,16 @@ import Testing
     #expect(result.output.hasPrefix("stream=s events=[\"--help\"]"))
   }
 
-  @Test func helpForAnUnknownNameShowsTheDeepestKnownCommand() {
-    #expect(SampleCommands.run(["help", "nope"]).output == Self.rootHelp)
-    #expect(SampleCommands.run(["help", "read", "extra"]).output == Self.readHelp)
+  @Test func helpForAnUnknownNameIsAUsageErrorWithASuggestion() {
+    let unknown = SampleCommands.run(["help", "nope"])
+    #expect(unknown.status == .usageError)
+    #expect(unknown.output == "")
+    #expect(unknown.error.hasPrefix("Error: Unknown subcommand 'nope'\n"))
+    let misspelled = SampleCommands.run(["help", "raed"])
+    #expect(misspelled.error.hasPrefix("Error: Unknown subcommand 'raed'. Did you mean 'read'?\n"))
+    let extra = SampleCommands.run(["help", "read", "extra"])
+    #expect(extra.status == .usageError)
+    #expect(extra.error.hasPrefix("Error: Unknown subcommand 'extra'\n"))
   }
 
   @Test func helpOfHelpExplainsTheHelpSubcommand() {
