@@ -27,7 +27,7 @@ extension EventLog {
     try withLockedLog { state in
       var histories: [String: StreamHistory] = [:]
       for stream in streams where histories[stream] == nil {
-        let offsets = state.index.streamOffsets[stream] ?? []
+        let offsets = state.index.streams.offsets(of: stream) ?? []
         guard let file = state.file, !offsets.isEmpty else {
           histories[stream] = .empty
           continue

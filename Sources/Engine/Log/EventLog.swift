@@ -129,7 +129,7 @@ public final class EventLog: Sendable {
 
   /// The number of distinct streams.
   public var streamCount: Int {
-    state.withLock { $0.index.streamOffsets.count }
+    state.withLock { $0.index.streams.count }
   }
 
   /// Every event of `stream`, in version order, and the stream's version, read under the lock
@@ -138,14 +138,16 @@ public final class EventLog: Sendable {
   public func events(inStream stream: String) throws -> (events: [RecordedEvent], version: Int64) {
     try withLockedLog { state in
       guard let file = state.file else { return ([], 0) }
-      let offsets = state.index.streamOffsets[stream] ?? []
+      let offsets = state.index.streams.offsets(of: stream) ?? []
       return (try offsets.map { try recordedEvent(in: file, at: $0) }, Int64(offsets.count))
     }
   }
 
   /// The names of every stream whose name starts with `prefix`.
   public func streamNames(withPrefix prefix: String) -> [String] {
-    state.withLock { state in state.index.streamOffsets.keys.filter { $0.hasPrefix(prefix) } }
+    state.withLock { state in
+      state.index.streams.entries.lazy.map(\.name).filter { $0.hasPrefix(prefix) }
+    }
   }
 
   /// Whether an event with this id is in the log.
@@ -522,7 +524,7 @@ public final class EventLog: Sendable {
     state.lineBuffer = buffer.count > 1 << 20 ? [] : buffer
     state.index.eventOffsets.reserveCapacity(state.index.eventOffsets.count + offsets.count)
     for (index, (id, offset)) in offsets.enumerated() {
-      state.index.streamOffsets[plan.newEvents[index].stream, default: []].append(offset)
+      state.index.streams.append(offset, toStream: plan.newEvents[index].stream)
       state.index.eventOffsets[id] = offset
     }
     state.index.lastSequence = lastSequence

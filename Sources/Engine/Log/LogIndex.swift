@@ -10,13 +10,13 @@ struct LogIndex {
   /// The last event's sequence number (0 when the log is empty).
   var lastSequence: Int64 = 0
   /// Each stream's line offsets, in version order: the stream's version is their count.
-  var streamOffsets: [String: [Int64]] = [:]
+  var streams = StreamTable()
   /// Each event id's line offset.
   var eventOffsets: [EventID: Int64] = [:]
 
   /// The stream's current version; 0 when it has no events.
   func version(of stream: String) -> Int64 {
-    Int64(streamOffsets[stream]?.count ?? 0)
+    streams.version(of: stream)
   }
 
   /// Adds the committed lines of `reader`'s file from `committedEnd` to `end`, checking what the
@@ -25,6 +25,8 @@ struct LogIndex {
     reading file: FileDescriptor, with reader: LogReader, to end: Int64
   ) throws {
     guard end > committedEnd else { return }
+    // Lines are rarely shorter than 150 bytes: room for every id at once, with no rehashing.
+    eventOffsets.reserveCapacity(eventOffsets.count + Int((end - committedEnd) / 150))
     let path = reader.path
     let summary = try reader.read(
       file, from: LogReader.Position(offset: committedEnd, sequence: lastSequence + 1), to: end
@@ -38,16 +40,23 @@ struct LogIndex {
 
   /// Records one line.
   mutating func add(_ line: EventLine, path: String) throws {
-    let stream = line.stream
-    let previous = version(of: stream)
+    // Escaped names (rare) are decoded; others are read straight from the line.
+    let previous: Int64
+    if line.streamSlice.hasEscapes {
+      var stream = line.stream
+      previous = stream.withUTF8 { bytes in
+        streams.append(line.offset, toStreamNamed: bytes, name: { line.stream })
+      }
+    } else {
+      previous = streams.append(line.offset, toStreamNamed: line.streamBytes, name: { line.stream })
+    }
     guard line.version == previous + 1 else {
       throw EngineError.corruptLine(
         path: path, line: line.lineNumber, offset: line.offset,
         problem:
-          "stream '\(stream)' jumps from version \(previous) to \(line.version) (versions run from 1 without gaps)"
+          "stream '\(line.stream)' jumps from version \(previous) to \(line.version) (versions run from 1 without gaps)"
       )
     }
-    streamOffsets[stream, default: []].append(line.offset)
     if let earlier = eventOffsets.updateValue(line.offset, forKey: line.id) {
       throw EngineError.corruptLine(
         path: path, line: line.lineNumber, offset: line.offset,

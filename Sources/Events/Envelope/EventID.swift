@@ -40,30 +40,40 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
   /// Parses the 36-character text form from UTF-8 bytes; `nil` if they are not one.
   @inlinable
   public init?(utf8: UnsafeBufferPointer<UInt8>) {
-    guard utf8.count == 36 else { return nil }
-    var words: (UInt64, UInt64) = (0, 0)
-    var nibbles = 0
-    for index in 0..<36 {
-      let byte = utf8[index]
-      if index == 8 || index == 13 || index == 18 || index == 23 {
-        guard byte == 0x2D else { return nil }
-        continue
+    guard utf8.count == 36, let base = utf8.baseAddress, base[8] == 0x2D, base[13] == 0x2D,
+      base[18] == 0x2D, base[23] == 0x2D
+    else { return nil }
+    // Every writer open parses every id in the log: a table lookup per digit, and one check
+    // for all 32 at the end (0xFF marks a byte that is not a hex digit).
+    let table = Self.hexTable
+    var high: UInt64 = 0
+    var low: UInt64 = 0
+    var invalid: UInt8 = 0
+    @inline(__always) func digits(_ start: Int, _ count: Int, into word: inout UInt64) {
+      for index in start..<(start + count) {
+        let value = table[Int(base[index])]
+        invalid |= value
+        word = word << 4 | UInt64(value & 0x0F)
       }
-      let value: UInt64
-      switch byte {
-      case 0x30...0x39: value = UInt64(byte - 0x30)
-      case 0x61...0x66: value = UInt64(byte - 0x61 + 10)
-      case 0x41...0x46: value = UInt64(byte - 0x41 + 10)
-      default: return nil
-      }
-      if nibbles < 16 {
-        words.0 = words.0 << 4 | value
-      } else {
-        words.1 = words.1 << 4 | value
-      }
-      nibbles += 1
     }
-    self.init(high: words.0, low: words.1)
+    digits(0, 8, into: &high)
+    digits(9, 4, into: &high)
+    digits(14, 4, into: &high)
+    digits(19, 4, into: &low)
+    digits(24, 12, into: &low)
+    guard invalid & 0xF0 == 0 else { return nil }
+    self.init(high: high, low: low)
+  }
+
+  /// Each byte's hex value, or 0xFF for bytes that are not hex digits.
+  @usableFromInline
+  static let hexTable: [UInt8] = (0...255).map { byte in
+    switch byte {
+    case 0x30...0x39: UInt8(byte - 0x30)
+    case 0x61...0x66: UInt8(byte - 0x61 + 10)
+    case 0x41...0x46: UInt8(byte - 0x41 + 10)
+    default: 0xFF
+    }
   }
 
   /// A random (version 4) id.
