@@ -275,15 +275,28 @@ class Harness:
         table.append([f"checkpoint --every {every} (once, setup)", f"{time.perf_counter() - start:.3f}", "", ""])
         model = os.environ.get("BENCH_STATE_MODEL", "contacts")
         picker = random.Random(1)
-        times = []
-        for _ in range(max(self.runs, 3)):
-            seq = picker.randint(1, self.events)
-            times.append(self.time_process(f"state-{seq}", [self.replay, "state", model, "--at", str(seq),
-                                                            "--log", self.log], runs=1))
-        seconds = statistics.median(times)
-        percent = f"{100 * seconds / self.rebuild_seconds:.1f} %" if self.rebuild_seconds else ""
-        table.append([f"state {model} --at <random seq> ({len(times)} seqs)", f"{seconds:.3f}", percent, ""])
-        self.say(f"  state --at: {seconds:.3f} s, {percent} of a full rebuild")
+        seqs = [picker.randint(1, self.events) for _ in range(max(self.runs, 3))]
+
+        def median_over_seqs(label, arguments):
+            times = [self.time_process(f"{label}-{seq}", arguments(seq), runs=1) for seq in seqs]
+            return statistics.median(times)
+
+        def percent(seconds):
+            return f"{100 * seconds / self.rebuild_seconds:.1f} %" if self.rebuild_seconds else ""
+
+        # The time travel itself: all five read models at the point, from the nearest checkpoint,
+        # against the full rebuild (the same work from seq 1); no output on either side.
+        rebuild_at = median_over_seqs(
+            "rebuild-at", lambda seq: [self.replay, "rebuild", "--at", str(seq), "--log", self.log])
+        table.append([f"rebuild --at <random seq>: all five models ({len(seqs)} seqs)",
+                      f"{rebuild_at:.3f}", percent(rebuild_at), "target: ≤ 5 %"])
+        # What a user runs: one model at the point, printed as a table.
+        state_at = median_over_seqs(
+            "state-at", lambda seq: [self.replay, "state", model, "--at", str(seq), "--log", self.log])
+        table.append([f"state {model} --at <random seq>, table printed ({len(seqs)} seqs)",
+                      f"{state_at:.3f}", percent(state_at), "includes rendering the table"])
+        self.say(f"  rebuild --at: {rebuild_at:.3f} s, {percent(rebuild_at)} of a full rebuild;"
+                 f" state {model} --at: {state_at:.3f} s")
         self.sections.append(("Time travel: state at a random point", table))
 
     def nearest_stage(self):

@@ -1,4 +1,6 @@
+import Dispatch
 import Events
+import Synchronization
 
 /// The state of every read model at a position in the log, as bytes for a checkpoint file.
 ///
@@ -65,12 +67,54 @@ public struct ReadModelCheckpoint: Sendable, Equatable {
   public init(decoding bytes: [UInt8]) throws(ProjectionsError) {
     var sections = try Self.sections(of: bytes)
     var models = ReadModels()
+    if bytes.count >= Self.parallelDecodingThreshold {
+      // The contacts, usually the largest model, decode on a second core meanwhile.
+      let contacts = Self.decodeInBackground(ContactList.self, from: sections)
+      models.zipCodes = try sections.decode(ZipCodeList.self)
+      models.observations = try sections.decode(ObservationList.self)
+      models.animals = try sections.decode(AnimalCatalog.self)
+      models.locations = try sections.decode(LocationList.self)
+      models.contacts = try contacts.wait().get()
+      self.init(models: models, sequence: sections.sequence, anchor: sections.anchor)
+      return
+    }
     models.contacts = try sections.decode(ContactList.self)
     models.zipCodes = try sections.decode(ZipCodeList.self)
     models.observations = try sections.decode(ObservationList.self)
     models.animals = try sections.decode(AnimalCatalog.self)
     models.locations = try sections.decode(LocationList.self)
     self.init(models: models, sequence: sections.sequence, anchor: sections.anchor)
+  }
+
+  /// Checkpoints at least this large decode two models at a time.
+  static let parallelDecodingThreshold = 256 << 10
+
+  /// A result another thread fills in; `wait()` blocks until it has.
+  final class Pending<Value: Sendable>: Sendable {
+    private let value = Mutex<Result<Value, ProjectionsError>?>(nil)
+    private let ready = DispatchSemaphore(value: 0)
+
+    func fill(_ result: Result<Value, ProjectionsError>) {
+      value.withLock { $0 = result }
+      ready.signal()
+    }
+
+    func wait() -> Result<Value, ProjectionsError> {
+      ready.wait()
+      return value.withLock { $0 } ?? .failure(.modelNotInCheckpoint(name: "?", available: []))
+    }
+  }
+
+  /// Decodes one model on a background queue.
+  static func decodeInBackground<Model: ReadModel>(
+    _ type: Model.Type, from sections: Sections
+  ) -> Pending<Model> {
+    let pending = Pending<Model>()
+    DispatchQueue.global().async {
+      var copy = sections
+      pending.fill(Result { () throws(ProjectionsError) in try copy.decode(type) })
+    }
+    return pending
   }
 
   /// Reads one model from a checkpoint, skipping the others' bytes.
@@ -84,7 +128,7 @@ public struct ReadModelCheckpoint: Sendable, Equatable {
   }
 
   /// The envelope of a checkpoint: its header and where each model's payload is.
-  struct Sections {
+  struct Sections: Sendable {
     var sequence: Int64
     var anchor: String
     /// By model name: version and payload range.

@@ -79,6 +79,8 @@ struct TextTable {
 /// How many terminal columns `text` takes: 2 for East Asian wide characters and emoji, 0 for
 /// combining marks and joiners, 1 otherwise.
 func displayWidth(_ text: String) -> Int {
+  // Plain ASCII is one column a byte; tables of thousands of rows are mostly that.
+  if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
   var width = 0
   for character in text {
     let scalars = character.unicodeScalars
