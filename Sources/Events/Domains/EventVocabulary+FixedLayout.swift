@@ -61,10 +61,49 @@ extension JSONCursor {
     return makeString(start: start, count: count)
   }
 
-  /// A number, read as `decodeDouble` reads it.
+  /// A number, read as `decodeDouble` reads it: plain decimals (`-64.324401`) in one pass,
+  /// with `DecimalParsing`'s fast-path arithmetic; anything else through `readDouble`.
   @inline(__always)
   mutating func fixedDouble() -> Double? {
-    try? readDouble()
+    if let value = plainDecimal() { return value }
+    return try? readDouble()
+  }
+
+  /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?` with at most 19 significant digits, a significand within
+  /// 2^53 and at most 22 fraction digits, computed exactly as `DecimalParsing.fastPath` computes
+  /// it; `nil` (cursor untouched) for anything else, exponents included.
+  @inline(__always)
+  mutating func plainDecimal() -> Double? {
+    var index = position
+    let negative = index < end && base[index] == 0x2D
+    if negative { index += 1 }
+    guard index < end, base[index] &- 0x30 < 10 else { return nil }
+    if base[index] == 0x30, index + 1 < end, base[index + 1] &- 0x30 < 10 { return nil }
+    var significand: UInt64 = 0
+    var digits = 0
+    var exponent = 0
+    while index < end, base[index] &- 0x30 < 10 {
+      significand = significand &* 10 &+ UInt64(base[index] &- 0x30)
+      if significand != 0 { digits += 1 }
+      index += 1
+    }
+    if index < end, base[index] == 0x2E {
+      index += 1
+      guard index < end, base[index] &- 0x30 < 10 else { return nil }
+      while index < end, base[index] &- 0x30 < 10 {
+        significand = significand &* 10 &+ UInt64(base[index] &- 0x30)
+        if significand != 0 { digits += 1 }
+        exponent -= 1
+        index += 1
+      }
+    }
+    guard digits <= 19, significand <= 1 << 53, exponent >= -22,
+      index >= end || base[index] | 0x20 != 0x65
+    else { return nil }
+    var value = Double(significand)
+    if exponent < 0 { value /= DecimalParsing.powersOfTen[-exponent] }
+    position = index
+    return negative ? -value : value
   }
 }
 
