@@ -30,7 +30,7 @@ public struct ReadModels: Sendable, Equatable {
 
   /// Folds one event into the model of its domain.
   /// - Complexity: O(1) on average.
-  public mutating func apply(_ event: DomainEvent, at context: EventContext) {
+  public mutating func apply(_ event: consuming DomainEvent, at context: EventContext) {
     // The whole event goes down: each model matches the nested case it needs, which binds only
     // the innermost payload instead of copying the domain's event enum out first.
     switch event {

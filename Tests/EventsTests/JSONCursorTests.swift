@@ -263,3 +263,78 @@ import Testing
     #expect(found == expected)
   }
 }
+
+/// `JSONStringSlice.unescape` against the straightforward decoder it replaced.
+@Suite struct JSONUnescapeTests {
+  /// The reference: byte by byte into an array, then `String(decoding:)`.
+  static func reference(_ raw: [UInt8]) -> String {
+    var output: [UInt8] = []
+    var index = 0
+    func hex4(_ at: Int) -> UInt32 {
+      var value: UInt32 = 0
+      for offset in 0..<4 { value = value << 4 | (JSONCursor.hexValue(raw[at + offset]) ?? 0) }
+      return value
+    }
+    while index < raw.count {
+      let byte = raw[index]
+      guard byte == 0x5C, index + 1 < raw.count else {
+        output.append(byte)
+        index += 1
+        continue
+      }
+      let escaped = raw[index + 1]
+      index += 2
+      switch escaped {
+      case 0x62: output.append(0x08)
+      case 0x66: output.append(0x0C)
+      case 0x6E: output.append(0x0A)
+      case 0x72: output.append(0x0D)
+      case 0x74: output.append(0x09)
+      case 0x75 where index + 4 <= raw.count:
+        var scalar = hex4(index)
+        index += 4
+        if (0xD800..<0xDC00).contains(scalar), index + 6 <= raw.count, raw[index] == 0x5C,
+          raw[index + 1] == 0x75
+        {
+          let low = hex4(index + 2)
+          if (0xDC00..<0xE000).contains(low) {
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            index += 6
+          }
+        }
+        output.append(contentsOf: String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
+      default: output.append(escaped)
+      }
+    }
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  @Test(arguments: [
+    #"a\nb\r\n\t\"\\\/\b\f"#, #"\u00e9\u4e2d\ud83d\ude00"#, #"\ud83d"#, #"\ude00x"#,
+    #"\ud83dx\u0041"#,
+    #"\u12"#, #"end\"#, #"\x"#, "caf\u{E9} \\n 北", "\\u0000",
+  ])
+  func unescapeMatchesTheReference(_ text: String) {
+    let raw = Array(text.utf8)
+    let decoded = raw.withUnsafeBufferPointer { JSONStringSlice.unescape($0) }
+    #expect(decoded == Self.reference(raw))
+  }
+
+  @Test func randomEscapesMatchTheReference() {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    let pieces = [
+      "a", "Z", " ", "é", "北", "😀", "\\n", "\\r", "\\\"", "\\\\", "\\/", "\\t", "\\u00e9",
+      "\\ud83d", "\\ude00", "\\uD83D\\uDE00", "\\u4E2D", "\\", "\\u12", "\u{FF}",
+    ]
+    for _ in 0..<3000 {
+      var raw: [UInt8] = []
+      for _ in 0..<Int.random(in: 0...30, using: &random) {
+        raw += Array((pieces.randomElement(using: &random) ?? "a").utf8)
+      }
+      if Int.random(in: 0..<8, using: &random) == 0 { raw.append(0xC3) }  // invalid UTF-8
+      let decoded = raw.withUnsafeBufferPointer { JSONStringSlice.unescape($0) }
+      #expect(decoded == Self.reference(raw), "seed \(seed): \(raw)")
+    }
+  }
+}

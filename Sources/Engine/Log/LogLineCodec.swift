@@ -160,11 +160,58 @@ enum LogLineCodec {
       )
     }
     var line = EventLine(base: base, length: length, lineNumber: lineNumber, offset: offset)
-    if decodeFast(&line, bodyLength: bodyLength) {
+    if decodeWriterLayout(&line, bodyLength: bodyLength)
+      || decodeFast(&line, bodyLength: bodyLength)
+    {
       return line
     }
     try decodeGeneral(&line, bodyLength: bodyLength)
     return line
+  }
+
+  /// The writer's exact layout with the plainest values: integers without sign or leading
+  /// zero, names without escapes, `meta` a flat object of plain strings. Reads the bytes
+  /// directly, with no cursor and no calls. Returns false (leaving `line` partly filled) at the
+  /// first deviation, and `decodeFast` takes over; whatever it accepts, `decodeFast` would
+  /// accept too, with the same fields.
+  @inline(__always)
+  static func decodeWriterLayout(_ line: inout EventLine, bodyLength: Int) -> Bool {
+    var reader = EnvelopeReader(base: line.base, end: bodyLength)
+    guard reader.skip("{\"seq\":"), let sequence = reader.positiveInteger(),
+      reader.skip(",\"id\":\""), bodyLength - reader.position > 37,
+      line.base[reader.position + 36] == 0x22, hasUUIDShape(line.base + reader.position)
+    else { return false }
+    line.sequence = sequence
+    line.idOffset = reader.position
+    reader.position += 37
+    guard reader.skip(",\"stream\":"), let stream = reader.plainString(),
+      reader.skip(",\"version\":"), let version = reader.positiveInteger(),
+      reader.skip(",\"type\":"), let type = reader.plainString(),
+      reader.skip(",\"schema\":"), let schemaVersion = reader.positiveInteger(),
+      reader.skip(",\"at\":\""), bodyLength - reader.position > 25,
+      line.base[reader.position + 24] == 0x22, hasTimestampShape(line.base + reader.position),
+      stream.end > stream.start, type.end > type.start
+    else { return false }
+    line.streamSlice = stream
+    line.version = version
+    line.typeSlice = type
+    line.schemaVersion = Int(schemaVersion)
+    line.timestampOffset = reader.position
+    reader.position += 25
+    if reader.skip(",\"batch\":[") {
+      guard let first = reader.positiveInteger(), reader.skip(","),
+        let last = reader.positiveInteger(), reader.skip("]"), first <= sequence,
+        sequence <= last
+      else { return false }
+      line.batch = first...last
+    }
+    if reader.skip(",\"meta\":") {
+      guard let meta = reader.flatStringObject() else { return false }
+      line.metaRange = meta
+    }
+    guard reader.skip(",\"data\":{"), line.base[bodyLength - 1] == 0x7D else { return false }
+    line.dataRange = (reader.position - 1)..<bodyLength
+    return true
   }
 
   /// The writer's exact layout. Returns false (leaving `line` partly filled) at the first
@@ -365,5 +412,128 @@ enum LogLineCodec {
       }
     }
     return metadata
+  }
+}
+
+/// Reads the envelope's fixed layout byte by byte (`decodeWriterLayout`). Every read says "not
+/// this shape" by returning `nil` or false; nothing is thrown.
+struct EnvelopeReader {
+  let base: UnsafePointer<UInt8>
+  /// Offset of the first byte not to read (the checksum member's comma).
+  let end: Int
+  var position = 0
+
+  init(base: UnsafePointer<UInt8>, end: Int) {
+    self.base = base
+    self.end = end
+  }
+
+  /// Consumes `literal` (at most 16 bytes) when the next bytes are exactly it. Compares whole
+  /// words: the checksum suffix after `end` is readable, and inlined with a literal argument the
+  /// expected words fold into constants. (`@_transparent` because `@inline(__always)` left some
+  /// calls out of line, and a call here costs more than the comparison.)
+  @_transparent
+  mutating func skip(_ literal: StaticString) -> Bool {
+    let count = literal.utf8CodeUnitCount
+    guard count <= 16, end - position >= count else { return false }
+    let expected = literal.utf8Start
+    var low: UInt64 = 0
+    var high: UInt64 = 0
+    for index in 0..<min(count, 8) {
+      low |= UInt64(expected[index]) << UInt64(8 * index)
+    }
+    for index in 8..<max(count, 8) {
+      high |= UInt64(expected[index]) << UInt64(8 * (index - 8))
+    }
+    let source = UnsafeRawPointer(base + position)
+    if count >= 8 {
+      guard UInt64(littleEndian: source.loadUnaligned(as: UInt64.self)) == low else { return false }
+      if count > 8 {
+        let mask: UInt64 = count == 16 ? ~0 : (1 << UInt64(8 * (count - 8))) &- 1
+        let found = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        guard found & mask == high else { return false }
+      }
+    } else {
+      let mask: UInt64 = (1 << UInt64(8 * count)) &- 1
+      guard UInt64(littleEndian: source.loadUnaligned(as: UInt64.self)) & mask == low else {
+        return false
+      }
+    }
+    position += count
+    return true
+  }
+
+  /// An integer from 1 with at most 18 digits (so no overflow check), no sign, no leading zero.
+  @inline(__always)
+  mutating func positiveInteger() -> Int64? {
+    guard position < end, base[position] &- 0x31 < 9 else { return nil }
+    var value = Int64(base[position] &- 0x30)
+    var index = position + 1
+    while index < end {
+      let digit = base[index] &- 0x30
+      guard digit < 10 else { break }
+      value = value &* 10 &+ Int64(digit)
+      index += 1
+    }
+    guard index - position <= 18 else { return nil }
+    position = index
+    return value
+  }
+
+  /// A string (at its opening quote) without escapes or control characters. Scans a word at a
+  /// time: the checksum suffix after `end` is readable, and the closing quote comes before it.
+  @inline(__always)
+  mutating func plainString() -> JSONStringSlice? {
+    guard position < end, base[position] == 0x22 else { return nil }
+    let start = position + 1
+    var index = start
+    // The suffix is 18 bytes: any word that starts before `end` can be read.
+    while index < end {
+      let word = UInt64(
+        littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+      let flags = Self.specialBytes(word)
+      if flags != 0 {
+        // The lowest flag is exact (borrows only run upwards).
+        index += flags.trailingZeroBitCount / 8
+        guard index < end, base[index] == 0x22 else { return nil }
+        position = index + 1
+        return JSONStringSlice(start: start, end: index, hasEscapes: false)
+      }
+      index += 8
+    }
+    return nil
+  }
+
+  /// High bit set in the lowest byte of `word` that is `"`, `\` or below 0x20 (and perhaps in
+  /// bytes above it).
+  @inline(__always)
+  static func specialBytes(_ word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let quotes = word ^ (ones &* 0x22)
+    let backslashes = word ^ (ones &* 0x5C)
+    return
+      ((quotes &- ones) & ~quotes | (backslashes &- ones) & ~backslashes
+      | (word &- ones &* 0x20) & ~word) & highs
+  }
+
+  /// An object whose members are all plain strings, `{"actor":"ana"}`; returns its range.
+  mutating func flatStringObject() -> Range<Int>? {
+    let start = position
+    guard position < end, base[position] == 0x7B else { return nil }
+    position += 1
+    if position < end, base[position] == 0x7D {
+      position += 1
+      return start..<position
+    }
+    while true {
+      guard plainString() != nil, skip(":"), plainString() != nil, position < end else {
+        return nil
+      }
+      let next = base[position]
+      position += 1
+      if next == 0x7D { return start..<position }
+      guard next == 0x2C else { return nil }
+    }
   }
 }

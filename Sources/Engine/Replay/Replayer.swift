@@ -137,9 +137,11 @@ public struct Replayer: Sendable {
         } catch {
           throw Self.undecodable(error, line: line, path: reader.path)
         }
-        if let event {
+        // Consumed, not copied: the model takes the payload and the optional is never destroyed
+        // as a whole (which costs a trip through the runtime's generic value witnesses).
+        if case .some(let decoded) = consume event {
           models.apply(
-            event,
+            decoded,
             at: EventContext(
               sequence: line.sequence, streamVersion: line.version, timestamp: timestamp))
         }

@@ -583,8 +583,9 @@ public struct ContactUpdated: EventPayload, Hashable {
 }
 
 extension ContactID {
-  /// A placeholder for decoders, replaced before use.
-  fileprivate init(unchecked text: String) {
+  /// An id whose text the caller has checked (a placeholder, or text that passed
+  /// `DomainText.identifierProblem`'s checks).
+  init(unchecked text: String) {
     rawValue = text
   }
 }

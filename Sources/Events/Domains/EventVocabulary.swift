@@ -66,11 +66,17 @@ public enum EventVocabulary {
     func payload<Payload: EventPayload>(_: Payload.Type) throws(EventsError) -> Payload {
       try Payload(decoding: &cursor, schemaVersion: schemaVersion, strict: strict)
     }
+    // Replay first tries the writer's exact layout for the commonest payloads (see
+    // `EventVocabulary+FixedLayout.swift`); anything else goes to the general decoders.
+    let fixedLayout = !strict && schemaVersion == 1
     let first = type.first ?? 0
     switch (type.count, first) {
     case (10, 0x53) where matches("StateAdded"):
       return .state(.stateAdded(try payload(StateAdded.self)))
     case (12, 0x5A) where matches("ZipCodeAdded"):
+      if fixedLayout, let (state, zipCode) = cursor.fixedStateAndZipCode() {
+        return .state(.zipCodeAdded(ZipCodeAdded(state: state, zipCode: zipCode)))
+      }
       return .state(.zipCodeAdded(try payload(ZipCodeAdded.self)))
     case (12, 0x43) where matches("ContactAdded"):
       return .contact(.added(try payload(ContactAdded.self)))
@@ -79,8 +85,14 @@ public enum EventVocabulary {
     case (13, 0x4C) where matches("LocationAdded"):
       return .location(.added(try payload(LocationAdded.self)))
     case (13, 0x4C) where matches("LocationMoved"):
+      if fixedLayout, let event = LocationMoved(fixedLayout: &cursor) {
+        return .location(.moved(event))
+      }
       return .location(.moved(try payload(LocationMoved.self)))
     case (14, 0x5A) where matches("ZipCodeRemoved"):
+      if fixedLayout, let (state, zipCode) = cursor.fixedStateAndZipCode() {
+        return .state(.zipCodeRemoved(ZipCodeRemoved(state: state, zipCode: zipCode)))
+      }
       return .state(.zipCodeRemoved(try payload(ZipCodeRemoved.self)))
     case (14, 0x41) where matches("AnimalImported"):
       return .zoo(.imported(try payload(AnimalImported.self)))
@@ -89,18 +101,39 @@ public enum EventVocabulary {
     case (14, 0x43) where matches("ContactUpdated"):
       return .contact(.updated(try payload(ContactUpdated.self)))
     case (15, 0x5A) where matches("ZipCodeModified"):
+      if fixedLayout, let event = ZipCodeModified(fixedLayout: &cursor) {
+        return .state(.zipCodeModified(event))
+      }
       return .state(.zipCodeModified(try payload(ZipCodeModified.self)))
     case (15, 0x4C) where matches("LocationRenamed"):
+      if fixedLayout, let event = LocationRenamed(fixedLayout: &cursor) {
+        return .location(.renamed(event))
+      }
       return .location(.renamed(try payload(LocationRenamed.self)))
     case (15, 0x4C) where matches("LocationRemoved"):
+      if fixedLayout, let event = LocationRemoved(fixedLayout: &cursor) {
+        return .location(.removed(event))
+      }
       return .location(.removed(try payload(LocationRemoved.self)))
     case (16, 0x43) where matches("ContactFavorited"):
+      if fixedLayout, let id = ContactID(fixedLayout: &cursor) {
+        return .contact(.favorited(ContactFavorited(id: id)))
+      }
       return .contact(.favorited(try payload(ContactFavorited.self)))
     case (18, 0x4F) where matches("ObservationRevised"):
+      if fixedLayout, let event = ObservationRevised(fixedLayout: &cursor) {
+        return .observation(.revised(event))
+      }
       return .observation(.revised(try payload(ObservationRevised.self)))
     case (18, 0x4F) where matches("ObservationRemoved"):
+      if fixedLayout, let event = ObservationRemoved(fixedLayout: &cursor) {
+        return .observation(.removed(event))
+      }
       return .observation(.removed(try payload(ObservationRemoved.self)))
     case (18, 0x43) where matches("ContactUnfavorited"):
+      if fixedLayout, let id = ContactID(fixedLayout: &cursor) {
+        return .contact(.unfavorited(ContactUnfavorited(id: id)))
+      }
       return .contact(.unfavorited(try payload(ContactUnfavorited.self)))
     case (19, 0x4F) where matches("ObservationRecorded"):
       return .observation(.recorded(try payload(ObservationRecorded.self)))

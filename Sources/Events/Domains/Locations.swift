@@ -91,6 +91,11 @@ public struct LocationID: Hashable, Sendable, Comparable, CustomStringConvertibl
     rawValue = text
   }
 
+  /// An id whose text the caller has checked as `init(_:)` does.
+  init(unchecked text: String) {
+    rawValue = text
+  }
+
   /// The location's stream, `location-<id>`.
   public var streamName: String { EntityKind.location.streamName(for: rawValue) }
 

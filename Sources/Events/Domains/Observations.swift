@@ -40,7 +40,8 @@ public struct ObservationID: Hashable, Sendable, Comparable, CustomStringConvert
     rawValue = text
   }
 
-  private init(unchecked text: String) {
+  /// An id whose text the caller has checked (12 lowercase hex digits).
+  init(unchecked text: String) {
     rawValue = text
   }
 

@@ -29,6 +29,11 @@ public struct ZipCode: Hashable, Sendable, Comparable, CustomStringConvertible {
     rawValue = text
   }
 
+  /// A code whose text the caller has checked as `init(_:)` does.
+  init(unchecked text: String) {
+    rawValue = text
+  }
+
   /// `text`, quoted, with the reason it is not a zip code when the reason is a common one.
   private static func describeProblem(_ text: String) -> String {
     let quoted = DomainText.quoted(text)
@@ -71,6 +76,11 @@ public struct StateName: Hashable, Sendable, Comparable, CustomStringConvertible
     if let problem = DomainText.identifierProblem(text) {
       throw EventsError.invalidValue(expected: Self.expectation, found: problem)
     }
+    rawValue = text
+  }
+
+  /// A name whose text the caller has checked as `init(_:)` does.
+  init(unchecked text: String) {
     rawValue = text
   }
 

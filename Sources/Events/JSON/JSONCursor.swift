@@ -449,11 +449,11 @@ public struct JSONStringSlice: Sendable, Equatable {
 
   /// Decodes backslash escapes. Lone surrogates become U+FFFD; use `JSONValue` parsing where they
   /// must be rejected.
+  ///
+  /// Writes straight into the new string's storage: no escape decodes to more bytes than it
+  /// takes (`\uXXXX` is 6 bytes for at most 3 of UTF-8, a surrogate pair 12 for 4).
   @usableFromInline
   static func unescape(_ raw: UnsafeBufferPointer<UInt8>) -> String {
-    var output: [UInt8] = []
-    output.reserveCapacity(raw.count)
-    var index = 0
     func hex4(_ at: Int) -> UInt32 {
       var value: UInt32 = 0
       for offset in 0..<4 {
@@ -461,38 +461,47 @@ public struct JSONStringSlice: Sendable, Equatable {
       }
       return value
     }
-    while index < raw.count {
-      let byte = raw[index]
-      guard byte == 0x5C, index + 1 < raw.count else {
-        output.append(byte)
-        index += 1
-        continue
-      }
-      let escaped = raw[index + 1]
-      index += 2
-      switch escaped {
-      case 0x62: output.append(0x08)
-      case 0x66: output.append(0x0C)
-      case 0x6E: output.append(0x0A)
-      case 0x72: output.append(0x0D)
-      case 0x74: output.append(0x09)
-      case 0x75 where index + 4 <= raw.count:
-        var scalar = hex4(index)
-        index += 4
-        if (0xD800..<0xDC00).contains(scalar), index + 6 <= raw.count, raw[index] == 0x5C,
-          raw[index + 1] == 0x75
-        {
-          let low = hex4(index + 2)
-          if (0xDC00..<0xE000).contains(low) {
-            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-            index += 6
-          }
+    return String(unsafeUninitializedCapacity: raw.count) { output in
+      var written = 0
+      var index = 0
+      while index < raw.count {
+        let byte = raw[index]
+        guard byte == 0x5C, index + 1 < raw.count else {
+          output[written] = byte
+          written += 1
+          index += 1
+          continue
         }
-        let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-        output.append(contentsOf: String(Character(character)).utf8)
-      default: output.append(escaped)
+        let escaped = raw[index + 1]
+        index += 2
+        switch escaped {
+        case 0x62: output[written] = 0x08
+        case 0x66: output[written] = 0x0C
+        case 0x6E: output[written] = 0x0A
+        case 0x72: output[written] = 0x0D
+        case 0x74: output[written] = 0x09
+        case 0x75 where index + 4 <= raw.count:
+          var scalar = hex4(index)
+          index += 4
+          if (0xD800..<0xDC00).contains(scalar), index + 6 <= raw.count, raw[index] == 0x5C,
+            raw[index + 1] == 0x75
+          {
+            let low = hex4(index + 2)
+            if (0xDC00..<0xE000).contains(low) {
+              scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+              index += 6
+            }
+          }
+          UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}") { unit in
+            output[written] = unit
+            written += 1
+          }
+          continue
+        default: output[written] = escaped
+        }
+        written += 1
       }
+      return written
     }
-    return String(decoding: output, as: UTF8.self)
   }
 }

@@ -1,0 +1,239 @@
+import Testing
+
+@testable import Events
+
+/// Replay's fixed-layout shortcuts (`EventVocabulary+FixedLayout.swift`) against the general
+/// lenient decoders: whatever the bytes, both must give the same event or the same error.
+@Suite struct FixedLayoutTests {
+  /// Decodes as replay does: lenient, through `EventVocabulary` (shortcuts first), with a
+  /// short-string cache and the bytes after the payload readable.
+  static func replayDecode(_ type: String, _ data: [UInt8]) -> Result<DomainEvent?, EventsError> {
+    // The log line's checksum member follows a payload: 18 readable bytes.
+    let padded = data + Array(",\"crc\":\"00000000\"}".utf8)
+    let strings = StringCache(slotCount: 64)
+    return withExtendedLifetime(strings) {
+      padded.withUnsafeBufferPointer { buffer in
+        var typeName = type
+        return typeName.withUTF8 { typeBytes in
+          Result { () throws(EventsError) -> DomainEvent? in
+            var cursor = JSONCursor(base: buffer.baseAddress.unsafelyUnwrapped, count: data.count)
+            cursor.readableSlack = 18
+            cursor.strings = Unmanaged.passUnretained(strings)
+            let event = try EventVocabulary.decode(
+              type: typeBytes, schemaVersion: 1, data: &cursor, strict: false)
+            do throws(JSONSyntaxError) {
+              try cursor.expectEnd()
+            } catch {
+              throw EventsError.malformedData(type: type, syntax: error)
+            }
+            return event
+          }
+        }
+      }
+    }
+  }
+
+  /// Decodes with the payload type's own (general) decoder.
+  static func generalDecode(_ type: String, _ data: [UInt8]) -> Result<DomainEvent?, EventsError> {
+    Result { () throws(EventsError) -> DomainEvent? in
+      switch type {
+      case "ContactFavorited":
+        return .contact(.favorited(try ContactFavorited(decoding: data, strict: false)))
+      case "ContactUnfavorited":
+        return .contact(.unfavorited(try ContactUnfavorited(decoding: data, strict: false)))
+      case "LocationMoved":
+        return .location(.moved(try LocationMoved(decoding: data, strict: false)))
+      case "LocationRenamed":
+        return .location(.renamed(try LocationRenamed(decoding: data, strict: false)))
+      case "LocationRemoved":
+        return .location(.removed(try LocationRemoved(decoding: data, strict: false)))
+      case "ZipCodeModified":
+        return .state(.zipCodeModified(try ZipCodeModified(decoding: data, strict: false)))
+      case "ZipCodeAdded":
+        return .state(.zipCodeAdded(try ZipCodeAdded(decoding: data, strict: false)))
+      case "ZipCodeRemoved":
+        return .state(.zipCodeRemoved(try ZipCodeRemoved(decoding: data, strict: false)))
+      case "ObservationRevised":
+        return .observation(.revised(try ObservationRevised(decoding: data, strict: false)))
+      case "ObservationRemoved":
+        return .observation(.removed(try ObservationRemoved(decoding: data, strict: false)))
+      default:
+        Issue.record("no general decoder for \(type) in this test")
+        return nil
+      }
+    }
+  }
+
+  static func expectSameDecoding(
+    _ type: String, _ json: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let data = Array(json.utf8)
+    let replay = replayDecode(type, data)
+    let general = generalDecode(type, data)
+    #expect(
+      replay == general, "\(type) \(json): replay \(replay), general \(general)",
+      sourceLocation: sourceLocation)
+  }
+
+  static let cases: [(String, String)] = [
+    // Favourites: the writer's layout, and every way out of it.
+    ("ContactFavorited", #"{"id":"13"}"#),
+    ("ContactUnfavorited", #"{"id":"13"}"#),
+    ("ContactFavorited", #"{"id":"a b"}"#),
+    ("ContactFavorited", #"{"id":" 13"}"#),
+    ("ContactFavorited", #"{"id":"13 "}"#),
+    ("ContactFavorited", #"{"id":""}"#),
+    ("ContactFavorited", #"{"id":"a\"b"}"#),
+    ("ContactFavorited", #"{"id":"\u0031"}"#),
+    ("ContactFavorited", #"{"id":"é"}"#),
+    ("ContactFavorited", "{\"id\":\"a\tb\"}"),
+    ("ContactFavorited", "{\"id\":\"a\u{7F}b\"}"),
+    ("ContactFavorited", #"{"id": "13"}"#),
+    ("ContactFavorited", #"{ "id":"13"}"#),
+    ("ContactFavorited", #"{"id":"13","source":"contacts.json"}"#),
+    ("ContactFavorited", #"{"source":"contacts.json","id":"13"}"#),
+    ("ContactFavorited", #"{"id":"13","id":"14"}"#),
+    ("ContactFavorited", #"{"id":13}"#),
+    ("ContactFavorited", #"{"id":"13""#),
+    ("ContactFavorited", #"{"id":"13"} "#),
+    ("ContactFavorited", #"{}"#),
+    ("ContactFavorited", "{\"id\":\"\(String(repeating: "x", count: 200))\"}"),
+    ("ContactFavorited", "{\"id\":\"\(String(repeating: "x", count: 201))\"}"),
+    ("ContactFavorited", "{\"id\":\"abcdefghijklmnopq\"}"),
+    // Locations.
+    (
+      "LocationMoved",
+      #"{"id":"45b641d4-5e92-8d7f-b656-1435856f9c43","coordinate":{"latitude":-64.324401,"longitude":62.699155}}"#
+    ),
+    ("LocationMoved", #"{"id":"x","coordinate":{"latitude":90,"longitude":-180}}"#),
+    ("LocationMoved", #"{"id":"x","coordinate":{"latitude":-0,"longitude":1e2}}"#),
+    ("LocationMoved", #"{"id":"x","coordinate":{"latitude":0.1e1,"longitude":1E-2}}"#),
+    ("LocationMoved", #"{"id":"x","coordinate":{"latitude":90.0001,"longitude":0}}"#),
+    ("LocationMoved", #"{"id":"x","coordinate":{"latitude":0,"longitude":-180.5}}"#),
+    ("LocationMoved", #"{"id":"x","coordinate":{"latitude":1e400,"longitude":0}}"#),
+    ("LocationMoved", #"{"id":"x","coordinate":{"latitude":01,"longitude":0}}"#),
+    ("LocationMoved", #"{"id":"x","coordinate":{"latitude":"1","longitude":0}}"#),
+    ("LocationMoved", #"{"id":"x","coordinate":{"longitude":2,"latitude":1}}"#),
+    ("LocationMoved", #"{"id":"x","coordinate":{"latitude":1}}"#),
+    ("LocationMoved", #"{"id":"x","coordinate":{"latitude":1,"longitude":2,"altitude":3}}"#),
+    ("LocationMoved", #"{"id":"x","coordinate":{"latitude":1,"longitude":2},"source":"a"}"#),
+    (
+      "LocationMoved",
+      #"{"id":"x","coordinate":{"latitude":0.30000000000000004441,"longitude":123456789012345678901234}}"#
+    ),
+    ("LocationRenamed", #"{"id":"x","name":"Old Mill"}"#),
+    ("LocationRenamed", #"{"id":"x","name":"  "}"#),
+    ("LocationRenamed", #"{"id":"x","name":"Caf\u00e9"}"#),
+    ("LocationRenamed", #"{"id":"x","name":"Café 北"}"#),
+    ("LocationRemoved", #"{"id":"x"}"#),
+    ("LocationRemoved", #"{"id":" x"}"#),
+    // Zip codes.
+    ("ZipCodeModified", #"{"state":"New York","from":"10001","to":"10002"}"#),
+    ("ZipCodeModified", #"{"state":"New York","from":"10001","to":"10002-1234"}"#),
+    ("ZipCodeModified", #"{"state":"New York","from":"10001","to":"100021234"}"#),
+    ("ZipCodeModified", #"{"state":"New York","from":"1000","to":"10002"}"#),
+    ("ZipCodeModified", #"{"state":"New York","from":"1000a","to":"10002"}"#),
+    ("ZipCodeModified", #"{"state":"New York","from":"10001","to":"10002_1234"}"#),
+    ("ZipCodeModified", #"{"state":"New York","from":"10001","to":" 10002"}"#),
+    ("ZipCodeModified", #"{"state":" New York","from":"10001","to":"10002"}"#),
+    ("ZipCodeModified", #"{"from":"10001","to":"10002","state":"Guam"}"#),
+    ("ZipCodeModified", #"{"state":"Guam","from":"10001"}"#),
+    ("ZipCodeAdded", #"{"state":"Guam","zipCode":"96910"}"#),
+    ("ZipCodeAdded", #"{"state":"Guam","zipCode":"96910","source":"states.json"}"#),
+    ("ZipCodeAdded", #"{"state":"Guam","zipCode":"9691"}"#),
+    ("ZipCodeRemoved", #"{"state":"Guam","zipCode":"96910"}"#),
+    ("ZipCodeRemoved", #"{"state":"","zipCode":"96910"}"#),
+    // Observations.
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","description":"Standing in a tree."}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e"}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","title":"Eastern Redbud"}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","title":"   "}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","classification":"bird"}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","classification":"dragon"}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","date":"2023-12-12T09:30:00.000Z"}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","date":"2023-12-12T09:30:00Z"}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","date":"2023-13-12T09:30:00.000Z"}"#),
+    (
+      "ObservationRevised",
+      #"{"id":"bd09bcaac13e","classification":"fish","title":"Trout","description":"Two.","date":"2023-12-12T09:30:00.000Z"}"#
+    ),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","description":"x","title":"y"}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","description":"a\nb"}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","description":"Zürich, 北京"}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13e","description":"x","source":"s"}"#),
+    ("ObservationRevised", #"{"id":"BD09BCAAC13E","description":"x"}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13","description":"x"}"#),
+    ("ObservationRevised", #"{"id":"bd09bcaac13g"}"#),
+    ("ObservationRemoved", #"{"id":"bd09bcaac13e"}"#),
+    ("ObservationRemoved", #"{"id":"bd09bcaac13e "}"#),
+  ]
+
+  @Test(arguments: cases)
+  func shortcutAndGeneralDecoderAgree(_ type: String, _ json: String) {
+    Self.expectSameDecoding(type, json)
+  }
+
+  @Test func shortcutsTakeTheWritersLayout() throws {
+    // The commonest payload decodes to the same event through the cache as without it.
+    let event = try Self.replayDecode("ContactFavorited", Array(#"{"id":"13"}"#.utf8)).get()
+    #expect(event == .contact(.favorited(ContactFavorited(id: try ContactID("13")))))
+  }
+
+  @Test func randomPayloadsDecodeAlikeBothWays() throws {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    let alphabet = Array("abc XYZ019-_.é北\"\\/\t".unicodeScalars)
+    func text(_ range: ClosedRange<Int>) -> String {
+      var result = ""
+      for _ in 0..<Int.random(in: range, using: &random) {
+        result.unicodeScalars.append(alphabet.randomElement(using: &random) ?? "a")
+      }
+      return result
+    }
+    func zip() -> String {
+      let digits = (0..<5).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
+      return Bool.random(using: &random) ? digits : digits + "-" + String(digits.reversed())
+    }
+    var checked = 0
+    for _ in 0..<2000 {
+      var payloads: [(String, [UInt8])] = []
+      if let id = try? ContactID(text(1...20)) {
+        payloads.append(("ContactFavorited", ContactFavorited(id: id).encodedData))
+      }
+      if let id = try? LocationID(text(1...40)),
+        let coordinate = try? Coordinate(
+          latitude: Double.random(in: -90...90, using: &random),
+          longitude: Double.random(in: -180...180, using: &random))
+      {
+        payloads.append(
+          ("LocationMoved", LocationMoved(id: id, coordinate: coordinate).encodedData))
+        payloads.append(
+          ("LocationRenamed", LocationRenamed(id: id, name: text(0...30)).encodedData))
+      }
+      if let state = try? StateName(text(1...20)), let from = try? ZipCode(zip()),
+        let to = try? ZipCode(zip())
+      {
+        payloads.append(
+          ("ZipCodeModified", ZipCodeModified(state: state, from: from, to: to).encodedData))
+        payloads.append(("ZipCodeRemoved", ZipCodeRemoved(state: state, zipCode: to).encodedData))
+      }
+      let revision = ObservationRevised(
+        id: ObservationID.derived(from: text(0...8)),
+        classification: Bool.random(using: &random) ? Classification.allCases.randomElement() : nil,
+        title: Bool.random(using: &random) ? text(0...20) : nil,
+        description: Bool.random(using: &random) ? text(0...80) : nil,
+        date: Bool.random(using: &random)
+          ? Timestamp(
+            millisecondsSince1970: Int64.random(in: 0...4_000_000_000_000, using: &random))
+          : nil)
+      payloads.append(("ObservationRevised", revision.encodedData))
+      for (type, data) in payloads {
+        let replay = Self.replayDecode(type, data)
+        let general = Self.generalDecode(type, data)
+        #expect(replay == general, "seed \(seed): \(type) \(String(decoding: data, as: UTF8.self))")
+        checked += 1
+      }
+    }
+    #expect(checked > 2000)
+  }
+}
