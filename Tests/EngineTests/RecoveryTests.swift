@@ -253,3 +253,26 @@ func lineStarts(_ bytes: [UInt8]) -> [Int] {
     }
   }
 }
+
+@Suite struct ReadingThroughTests {
+  @Test(arguments: [false, true])
+  func readingThroughASeqDeliversExactlyThePrefix(pipelined: Bool) throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      let whole = try makeSampleLog(at: path)
+      for last in 1...Int64(whole.count + 1) {
+        var reader = LogReader(path: path, readSize: 16)
+        if pipelined { reader.pipelineThreshold = 0 }
+        var seen: [RecordedEvent] = []
+        let summary = try reader.forEachEvent(through: last) { line in
+          seen.append(line.recordedEvent())
+          return true
+        }
+        let expected = Array(whole.prefix(Int(last)))
+        #expect(seen == expected, "through \(last)")
+        #expect(summary.lastSequence == Int64(expected.count))
+        #expect(!summary.stoppedEarly)
+      }
+    }
+  }
+}

@@ -62,7 +62,8 @@ public struct LogReader: Sendable {
   ///   line, `.io` when reading fails.
   @discardableResult
   public func forEachEvent(
-    from position: Position = .start, _ body: (EventLine) throws -> Bool
+    from position: Position = .start, through last: Int64? = nil,
+    _ body: (EventLine) throws -> Bool
   ) throws -> Summary {
     let file = try FileDescriptor.open(path, .readOnly)
     defer { file.close() }
@@ -73,25 +74,31 @@ public struct LogReader: Sendable {
           + "\(bad.problem)); a crash mid-append leaves such a line, and the next append removes it"
       )
     }
-    return try read(file, from: position, to: tail.committedEnd, body)
+    return try read(file, from: position, to: tail.committedEnd, through: last, body)
   }
 
   /// Reads `position..<end` of an open log, checking every line and the sequence order.
   func read(
-    _ file: FileDescriptor, from position: Position, to end: Int64,
+    _ file: FileDescriptor, from position: Position, to end: Int64, through last: Int64? = nil,
     _ body: (EventLine) throws -> Bool
   ) throws -> Summary {
     if end - position.offset >= pipelineThreshold {
       let result = try PipelinedScan(chunkSize: readSize).scan(
-        file, path: path, from: position, to: end, body)
+        file, path: path, from: position, to: end, through: last ?? .max, body)
       return Summary(
         lastSequence: result.lastSequence, endOffset: result.endOffset, committedEnd: end,
         stoppedEarly: result.stoppedEarly)
     }
     var expectedSequence = position.sequence
+    var deliveredEnd = position.offset
+    var reachedLast = false
     let path = self.path
     let outcome = try LineScanner(readSize: readSize).scan(file, from: position.offset, to: end) {
       base, length, offset in
+      if let last, expectedSequence > last {
+        reachedLast = true
+        return false
+      }
       let lineNumber = Int(expectedSequence)
       let line: EventLine
       do throws(LogLineCodec.Problem) {
@@ -108,10 +115,12 @@ public struct LogReader: Sendable {
         )
       }
       expectedSequence += 1
+      deliveredEnd = offset + Int64(length) + 1
       return try body(line)
     }
     return Summary(
-      lastSequence: expectedSequence - 1, endOffset: outcome.endOfLastLine, committedEnd: end,
-      stoppedEarly: outcome.stoppedEarly)
+      lastSequence: expectedSequence - 1,
+      endOffset: reachedLast ? deliveredEnd : outcome.endOfLastLine, committedEnd: end,
+      stoppedEarly: outcome.stoppedEarly && !reachedLast)
   }
 }

@@ -83,14 +83,16 @@ struct PipelinedScan {
   /// handed out and the offset past its line.
   func scan(
     _ file: FileDescriptor, path: String, from start: LogReader.Position, to end: Int64,
-    _ body: (EventLine) throws -> Bool
+    through last: Int64 = .max, _ body: (EventLine) throws -> Bool
   ) throws -> (lastSequence: Int64, endOffset: Int64, stoppedEarly: Bool) {
     let shared = Shared()
     for _ in 0..<Self.chunkCount { shared.empty.put(Chunk(capacity: chunkSize)) }
     let finished = DispatchSemaphore(value: 0)
     let chunkSize = self.chunkSize
     Thread.detachNewThread {
-      Self.produce(file, path: path, from: start, to: end, chunkSize: chunkSize, shared: shared)
+      Self.produce(
+        file, path: path, from: start, to: end, through: last, chunkSize: chunkSize,
+        shared: shared)
       finished.signal()
     }
     // Whatever happens here, stop the producer and wait for it before returning: it reads the
@@ -129,7 +131,7 @@ struct PipelinedScan {
   /// The background half: reads chunks, splits them into lines, checks and decodes each line.
   static func produce(
     _ file: FileDescriptor, path: String, from start: LogReader.Position, to end: Int64,
-    chunkSize: Int, shared: Shared
+    through last: Int64, chunkSize: Int, shared: Shared
   ) {
     var offset = start.offset
     var lineNumber = start.sequence
@@ -195,6 +197,11 @@ struct PipelinedScan {
         }
         lineNumber += 1
         lineStart = newline + 1
+        // Nothing past the last event asked for is read, checked or decoded.
+        if lineNumber > last {
+          atEnd = true
+          break
+        }
       }
       if atEnd || offset >= end {
         chunk.isLast = true

@@ -109,7 +109,8 @@ public struct Replayer: Sendable {
     var lastSequence = position.sequence - 1
     var lastFolded = lastSequence
     let newline: [UInt8] = [0x0A]
-    try reader.forEachEvent(from: position) { line in
+    let last: Int64? = if case .sequence(let target) = point { target } else { nil }
+    try reader.forEachEvent(from: position, through: last) { line in
       if case .sequence(let target) = point, line.sequence > target { return false }
       eventsRead += 1
       if needsDigest {
