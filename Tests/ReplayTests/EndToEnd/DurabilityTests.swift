@@ -107,3 +107,42 @@ import Testing
     }
   }
 }
+
+@Suite struct LockTests {
+  @Test func aSecondWriterWaitsForTheLockThenGivesUpWithExit75() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      try ReplayProcess.run(
+        [
+          "append", "--log", log, "--stream", "contact-1", "--type", "ContactFavorited", "--data",
+          #"{"id":"1"}"#,
+        ])
+      let before = fileBytes(log)
+      // Another process holds the writer's lock: flock(1) keeps it while it sleeps.
+      let holder = Process()
+      holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+      holder.arguments = ["--exclusive", log, "sleep", "3"]
+      try holder.run()
+      defer {
+        holder.terminate()
+        holder.waitUntilExit()
+      }
+      Thread.sleep(forTimeInterval: 0.3)
+      let started = Date()
+      let blocked = try ReplayProcess.run([
+        "append", "--log", log, "--stream", "contact-1", "--type", "ContactUnfavorited", "--data",
+        #"{"id":"1"}"#, "--lock-timeout", "0.5",
+      ])
+      #expect(blocked.status == 75)
+      #expect(
+        blocked.error
+          == "Error: another writer holds the lock on '\(log)'; gave up after 0.5 s (retry, or raise --lock-timeout)\n"
+      )
+      #expect(Date().timeIntervalSince(started) >= 0.5)
+      #expect(fileBytes(log) == before)
+      // Readers never need the lock.
+      let reader = try ReplayProcess.run(["verify", "--log", log])
+      #expect(reader.status == 0)
+    }
+  }
+}
