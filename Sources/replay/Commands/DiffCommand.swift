@@ -108,16 +108,7 @@ enum DiffCommand {
         writer.key("id")
         writer.string(id)
         writer.key("fields")
-        writer.beginArray()
-        for field in entry.fields {
-          writer.beginObject()
-          writer.key("name")
-          writer.string(field.name)
-          writer.key("value")
-          writer.string(field.value)
-          writer.endObject()
-        }
-        writer.endArray()
+        entry.writeFields(to: &writer)
         writer.endObject()
       }
       writer.endArray()

@@ -100,3 +100,19 @@ extension ReplayPoint {
     writer.endObject()
   }
 }
+
+extension ReadModelEntry {
+  /// The fields as `[{"name","value"}]`, the shape `state --id` and `diff` print.
+  func writeFields(to writer: inout JSONWriter) {
+    writer.beginArray()
+    for field in fields {
+      writer.beginObject()
+      writer.key("name")
+      writer.string(field.name)
+      writer.key("value")
+      writer.string(field.value)
+      writer.endObject()
+    }
+    writer.endArray()
+  }
+}

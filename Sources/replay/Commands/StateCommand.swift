@@ -107,16 +107,7 @@ enum StateCommand {
       writer.key("id")
       writer.string(id)
       writer.key("fields")
-      writer.beginArray()
-      for field in entry.fields {
-        writer.beginObject()
-        writer.key("name")
-        writer.string(field.name)
-        writer.key("value")
-        writer.string(field.value)
-        writer.endObject()
-      }
-      writer.endArray()
+      entry.writeFields(to: &writer)
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
       return .success
