@@ -338,3 +338,128 @@ import Testing
     }
   }
 }
+
+/// `JSONCursor.readStringSlice`, which reads a word at a time, against the byte-by-byte reader
+/// it replaced: same slice, same position after it, same error, with and without readable
+/// slack past the end.
+@Suite struct JSONStringScanTests {
+  /// The reference: byte by byte, stopping at the first quote, backslash or control character.
+  static func reference(_ bytes: [UInt8]) -> (Result<JSONStringSlice, JSONSyntaxError>, Int) {
+    func failure(_ expected: String, _ offset: Int) -> (
+      Result<JSONStringSlice, JSONSyntaxError>, Int
+    ) {
+      let found = bytes.withUnsafeBufferPointer { buffer in
+        JSONSyntaxError.describe(buffer.baseAddress.unsafelyUnwrapped, at: offset, end: bytes.count)
+      }
+      return (.failure(JSONSyntaxError(offset: offset, expected: expected, found: found)), offset)
+    }
+    var position = 0
+    while position < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[position]) {
+      position += 1
+    }
+    guard position < bytes.count, bytes[position] == 0x22 else {
+      return failure("a string", position)
+    }
+    position += 1
+    let start = position
+    var hasEscapes = false
+    while position < bytes.count {
+      let byte = bytes[position]
+      if byte == 0x22 {
+        return (
+          .success(JSONStringSlice(start: start, end: position, hasEscapes: hasEscapes)),
+          position + 1
+        )
+      }
+      if byte == 0x5C {
+        hasEscapes = true
+        position += 1
+        guard position < bytes.count else {
+          return failure("an escape character after '\\'", position)
+        }
+        switch bytes[position] {
+        case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: position += 1
+        case 0x75:
+          position += 1
+          for _ in 0..<4 {
+            guard position < bytes.count, JSONCursor.hexValue(bytes[position]) != nil else {
+              return failure("four hex digits after '\\u'", position)
+            }
+            position += 1
+          }
+        default: return failure("one of '\"\\/bfnrtu' after '\\'", position)
+        }
+        continue
+      }
+      if byte < 0x20 {
+        return failure("control characters to be escaped inside a string", position)
+      }
+      position += 1
+    }
+    return failure("'\"' to close the string", position)
+  }
+
+  /// Reads with the cursor over `bytes`, followed by `slack` readable bytes of `filler`.
+  static func scan(
+    _ bytes: [UInt8], slack: Int, filler: UInt8
+  ) -> (Result<JSONStringSlice, JSONSyntaxError>, Int) {
+    let padded = bytes + [UInt8](repeating: filler, count: slack)
+    return padded.withUnsafeBufferPointer { buffer in
+      var cursor = JSONCursor(base: buffer.baseAddress.unsafelyUnwrapped, count: bytes.count)
+      cursor.readableSlack = slack
+      let result = Result { () throws(JSONSyntaxError) in try cursor.readStringSlice() }
+      return (result, cursor.position)
+    }
+  }
+
+  @Test(arguments: [
+    #""""#, #""a""#, #""abcdefg""#, #""abcdefgh""#, #""abcdefghijklmnopqrstuvwxyz0123456789""#,
+    #""北京, Zürich""#, #"  "x""#, #""a\"b""#, #""a\\""#, #""\u00e9\n""#, #""unterminated"#,
+    #""no end \"#, #""bad \x escape""#, #""short \u12""#, "\"tab\there\"", "\"x\u{7F}\"",
+    "\"0123456789abcde\u{1}\"", #"x"#, "",
+  ])
+  func wordScanMatchesTheByteByByteReader(_ text: String) {
+    let bytes = Array(text.utf8)
+    for slack in [0, 7, 18] {
+      for filler: UInt8 in [0x22, 0x5C, 0x00, 0x61] {
+        let (result, position) = Self.scan(bytes, slack: slack, filler: filler)
+        let (expected, expectedPosition) = Self.reference(bytes)
+        #expect(result == expected, "\(text) with \(slack) bytes of \(filler) after it")
+        if case .success = expected {
+          #expect(position == expectedPosition, "\(text) with \(slack) bytes after it")
+        }
+      }
+    }
+  }
+
+  @Test func randomStringsScanAlikeBothWays() {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    let pieces: [[UInt8]] = [
+      Array("a".utf8), Array("Z9 ".utf8), Array("é".utf8), Array("北".utf8), Array("😀".utf8),
+      Array("\\n".utf8), Array("\\\"".utf8), Array("\\\\".utf8), Array("\\u00e9".utf8),
+      Array("\\u12".utf8), Array("\\x".utf8), [0x5C], [0x22], [0x09], [0x1F], [0x7F], [0xFF],
+      [0x80], [0xA2], [0xDC], Array("abcdefgh".utf8),
+    ]
+    for _ in 0..<5000 {
+      var bytes: [UInt8] = Bool.random(using: &random) ? [0x22] : [0x20, 0x22]
+      for _ in 0..<Int.random(in: 0...40, using: &random) {
+        // Mostly plain text, so that strings run long enough for whole words.
+        let piece =
+          Int.random(in: 0..<4, using: &random) == 0
+          ? pieces.randomElement(using: &random) ?? []
+          : pieces[Int.random(in: 0...4, using: &random)]
+        bytes += piece
+      }
+      if Int.random(in: 0..<4, using: &random) != 0 { bytes.append(0x22) }
+      let slack = [0, 3, 18].randomElement(using: &random) ?? 0
+      let filler = UInt8.random(in: 0...255, using: &random)
+      let (result, position) = Self.scan(bytes, slack: slack, filler: filler)
+      let (expected, expectedPosition) = Self.reference(bytes)
+      #expect(result == expected, "seed \(seed): \(bytes), slack \(slack)")
+      if case .success = expected {
+        #expect(position == expectedPosition, "seed \(seed): \(bytes)")
+      }
+    }
+  }
+}

@@ -27,6 +27,30 @@ import Testing
     contacts.sections.map { $0.contacts.map(\.displayName) }
   }
 
+  @Test func favoriteShortcutFoldsAsTheEvents() {
+    let seed = TestRandom.seed(for: "ContactListTests.shortcut", fallback: 0xFA_F0)
+    var random = TestRandom(seed: seed)
+    var byEvents = ContactList()
+    var byShortcut = ContactList()
+    let ids = (1...60).map(String.init) + ["é", "\u{212A}", "K"]
+    for _ in 0..<3_000 {
+      let id = ids.randomElement(using: &random) ?? "1"
+      switch Int.random(in: 0..<6, using: &random) {
+      case 0:
+        let event = Self.added(id, "Contact \(id)", isFavorite: Bool.random(using: &random))
+        byEvents.apply(event, at: .unpositioned)
+        byShortcut.apply(event, at: .unpositioned)
+      default:
+        let isFavorite = Bool.random(using: &random)
+        byEvents.apply(isFavorite ? Self.favorited(id) : Self.unfavorited(id), at: .unpositioned)
+        var text = id
+        text.withUTF8 { byShortcut.setFavorite(isFavorite, contactID: $0) }
+      }
+      #expect(byShortcut == byEvents, "seed \(seed)")
+    }
+    #expect(byShortcut.records.map(\.isFavorite) == byEvents.records.map(\.isFavorite))
+  }
+
   @Test func favoritesComeFirstThenTheOthersEachAlphabetical() {
     let contacts = fold(
       ContactList.self,

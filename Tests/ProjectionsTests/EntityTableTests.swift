@@ -42,6 +42,29 @@ import Testing
     #expect(table["b"] == nil)
   }
 
+  @Test func lookupByBytesFindsWhatLookupByKeyFinds() {
+    let seed = TestRandom.seed(for: "EntityTableTests.bytes", fallback: 0xB17E5)
+    var random = TestRandom(seed: seed)
+    // Canonically equivalent spellings ("é" composed and decomposed, "K" and the Kelvin sign)
+    // are equal keys with different bytes.
+    let pool =
+      (0..<400).map { "contact \($0)" } + ["", "1", "é", "e\u{301}", "K", "\u{212A}", "大貓熊"]
+      + (1..<40).map { String(repeating: "x", count: $0) }
+    var table = EntityTable<String, Int>()
+    for step in 0..<6_000 {
+      let key = pool.randomElement(using: &random) ?? ""
+      switch Int.random(in: 0..<3, using: &random) {
+      case 0: table.set(key, step)
+      case 1: table.remove(key)
+      default: break
+      }
+      let probe = pool.randomElement(using: &random) ?? ""
+      var text = probe
+      let found = text.withUTF8 { table.position(ofUTF8: $0) }
+      #expect(found == table.position(of: probe), "seed \(seed): \(probe)")
+    }
+  }
+
   @Test func equalityIgnoresOrder() {
     var first = EntityTable<String, Int>()
     first.set("a", 1)

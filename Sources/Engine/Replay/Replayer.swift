@@ -130,21 +130,30 @@ public struct Replayer: Sendable {
       if include { lastFolded = line.sequence }
       if include, Self.belongs(line, to: wantedCategories) {
         var cursor = line.dataCursor
-        cursor.strings = Unmanaged.passUnretained(strings)
-        let event: DomainEvent?
-        do throws(EventsError) {
-          event = try EventVocabulary.decode(
-            type: line.typeBytes, schemaVersion: line.schemaVersion, data: &cursor, strict: false)
-        } catch {
-          throw Self.undecodable(error, line: line, path: reader.path)
-        }
-        // Consumed, not copied: the model takes the payload and the optional is never destroyed
-        // as a whole (which costs a trip through the runtime's generic value witnesses).
-        if case .some(let decoded) = consume event {
-          models.apply(
-            decoded,
-            at: EventContext(
-              sequence: line.sequence, streamVersion: line.version, timestamp: timestamp))
+        // Favourite toggles, over half of a typical log, go straight to the contacts.
+        if let toggle = EventVocabulary.favoriteToggle(
+          type: line.typeBytes, schemaVersion: line.schemaVersion, data: &cursor)
+        {
+          models.contacts.setFavorite(toggle.isFavorite, contactID: toggle.contactID)
+        } else {
+          cursor.strings = Unmanaged.passUnretained(strings)
+          let event: DomainEvent?
+          do throws(EventsError) {
+            event = try EventVocabulary.decode(
+              type: line.typeBytes, schemaVersion: line.schemaVersion, data: &cursor,
+              strict: false)
+          } catch {
+            throw Self.undecodable(error, line: line, path: reader.path)
+          }
+          // Consumed, not copied: the model takes the payload and the optional is never
+          // destroyed as a whole (which costs a trip through the runtime's generic value
+          // witnesses).
+          if case .some(let decoded) = consume event {
+            models.apply(
+              decoded,
+              at: EventContext(
+                sequence: line.sequence, streamVersion: line.version, timestamp: timestamp))
+          }
         }
       }
       if let saving, let checkpoints, line.sequence % saving == 0, !existing.contains(line.sequence)

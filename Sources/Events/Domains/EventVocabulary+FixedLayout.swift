@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 // Replay's shortcuts for the payloads it meets most, read in the exact layout the engine writes
 // (keys in `encode(to:)` order, no whitespace, no escapes, no optional `source`).
 //
@@ -104,6 +112,38 @@ extension JSONCursor {
     if exponent < 0 { value /= DecimalParsing.powersOfTen[-exponent] }
     position = index
     return negative ? -value : value
+  }
+}
+
+extension EventVocabulary {
+  /// Replay's shortcut for its commonest events, `ContactFavorited` and `ContactUnfavorited`
+  /// (schema 1) in the writer's layout `{"id":"<id>"}`, with the id as `ContactID(fixedLayout:)`
+  /// takes it: whether the event makes the contact a favourite, and the id's UTF-8 bytes, so
+  /// that the contact can be found without making a `String` or a `DomainEvent`.
+  ///
+  /// - Returns: `nil`, with the cursor untouched, for any other type, version or shape; `decode`
+  ///   then reads the payload as usual. Otherwise the cursor is left just after the payload.
+  @inlinable
+  public static func favoriteToggle(
+    type: UnsafeBufferPointer<UInt8>, schemaVersion: Int, data cursor: inout JSONCursor
+  ) -> (isFavorite: Bool, contactID: UnsafeBufferPointer<UInt8>)? {
+    let isFavorite: Bool
+    switch type.count {
+    case 16: isFavorite = true
+    case 18: isFavorite = false
+    default: return nil
+    }
+    guard schemaVersion == 1, let base = type.baseAddress,
+      isFavorite
+        ? memcmp(base, ("ContactFavorited" as StaticString).utf8Start, 16) == 0
+        : memcmp(base, ("ContactUnfavorited" as StaticString).utf8Start, 18) == 0
+    else { return nil }
+    var copy = cursor
+    guard copy.skipExactly("{\"id\":"), let (start, count) = copy.plainIdentifierContent(),
+      copy.skipExactly("}")
+    else { return nil }
+    cursor = copy
+    return (isFavorite, copy.contentBytes(start: start, count: count))
   }
 }
 

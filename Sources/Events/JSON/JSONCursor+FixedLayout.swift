@@ -67,6 +67,14 @@ extension JSONCursor {
   /// and the general reader decides.
   @inlinable @inline(__always)
   mutating func plainIdentifier() -> String? {
+    guard let (start, count) = plainIdentifierContent() else { return nil }
+    return makeString(start: start, count: count)
+  }
+
+  /// Where the content of an identifier as `plainIdentifier` reads it lies; `nil` (cursor
+  /// untouched) otherwise.
+  @inlinable @inline(__always)
+  mutating func plainIdentifierContent() -> (start: Int, count: Int)? {
     let saved = position
     guard let (start, count) = printableASCIIContent(), count > 0, count <= 200,
       base[start] != 0x20, base[start + count - 1] != 0x20
@@ -74,7 +82,7 @@ extension JSONCursor {
       position = saved
       return nil
     }
-    return makeString(start: start, count: count)
+    return (start, count)
   }
 
   /// The string of `count` bytes at offset `start`, exactly as `readString` makes it for

@@ -130,18 +130,23 @@ public struct JSONCursor {
     position += 1
     let start = position
     var hasEscapes = false
-    // Keys and ids are short: the byte loop handles the first 16 bytes. Past them (text), eight
-    // bytes at a time while none is a quote, a backslash or a control character.
-    let wordsFrom = start + 16
-    while position < end {
-      if position >= wordsFrom {
-        while position + 8 <= end {
-          let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-          if Self.mayNeedAttention(word) { break }
+    // Eight bytes at a time wherever a whole word is readable (the slack past `end` counts),
+    // jumping straight to the first quote, backslash or control character; byte by byte only
+    // in the last few bytes of a cursor without slack.
+    let lastWord = end + readableSlack - 8
+    while true {
+      if position <= lastWord {
+        let word = UInt64(
+          littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+        let flags = Self.specialBytes(word)
+        if flags == 0 {
           position += 8
+          continue
         }
-        guard position < end else { break }
+        // The lowest flag is exact: it marks a byte that needs attention.
+        position += flags.trailingZeroBitCount &>> 3
       }
+      guard position < end else { break }
       let byte = base[position]
       if byte == 0x22 {
         let slice = JSONStringSlice(start: start, end: position, hasEscapes: hasEscapes)
@@ -159,22 +164,25 @@ public struct JSONCursor {
       }
       position += 1
     }
+    // Words may have run past `end`: the string is unterminated where the input ends.
+    position = end
     throw error("'\"' to close the string")
   }
 
-  /// Whether any byte of `word` is `"`, `\` or below 0x20 (may say yes for a word whose bytes
-  /// are fine only in the sense that the caller then checks byte by byte; never says no for a
-  /// word that holds one). The classic "has zero byte" and "has byte less than" bit tricks.
+  /// The high bit of each byte of `word` (little-endian) that is `"`, `\` or below 0x20, and
+  /// perhaps of some bytes above the lowest such byte; zero when there is none. The classic
+  /// "has zero byte" and "has byte less than" bit tricks: borrows only run upwards, so the
+  /// lowest flag is always exact.
   @inlinable @inline(__always)
-  static func mayNeedAttention(_ word: UInt64) -> Bool {
+  static func specialBytes(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let highs: UInt64 = 0x8080_8080_8080_8080
     let quotes = word ^ (ones &* 0x22)
     let backslashes = word ^ (ones &* 0x5C)
-    let hasQuote = (quotes &- ones) & ~quotes & highs
-    let hasBackslash = (backslashes &- ones) & ~backslashes & highs
-    let hasControl = (word &- ones &* 0x20) & ~word & highs
-    return (hasQuote | hasBackslash | hasControl) != 0
+    let hasQuote = (quotes &- ones) & ~quotes
+    let hasBackslash = (backslashes &- ones) & ~backslashes
+    let hasControl = (word &- ones &* 0x20) & ~word
+    return (hasQuote | hasBackslash | hasControl) & highs
   }
 
   /// Validates the escape after a backslash (position is just after the `\`).

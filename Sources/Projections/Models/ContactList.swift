@@ -77,6 +77,13 @@ public struct ContactList: ReadModel {
     }
   }
 
+  /// Folds a `ContactFavorited` (`isFavorite`) or `ContactUnfavorited` for the contact whose id
+  /// is `contactID` (UTF-8): what `apply` does with that event, for replay's shortcut that
+  /// neither makes the id's `String` nor the event.
+  public mutating func setFavorite(_ isFavorite: Bool, contactID: UnsafeBufferPointer<UInt8>) {
+    if let position = table.position(ofUTF8: contactID) { favoriteFlags[position] = isFavorite }
+  }
+
   /// Folds one contacts event.
   public mutating func apply(_ event: ContactEvent) {
     apply(.contact(event), at: .unpositioned)

@@ -59,6 +59,11 @@ struct EntityTable<Key: IndexKey, Value: Sendable & Equatable>: Sendable, Equata
   /// The position of `key`, if the table holds it.
   func position(of key: Key) -> Int? { positions.position(of: key, in: keys) }
 
+  /// The position of the key whose text is `utf8`, if the table holds it.
+  func position(ofUTF8 utf8: UnsafeBufferPointer<UInt8>) -> Int? {
+    positions.position(ofUTF8: utf8, in: keys)
+  }
+
   /// Changes the value for `key` in place; does nothing when there is none.
   /// - Returns: whether there was a value.
   @discardableResult

@@ -1,6 +1,15 @@
 import Events
 
-/// A key a `PositionIndex` can hash: text, hashed from its UTF-8 bytes.
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// A key a `PositionIndex` can hash: text, hashed from its UTF-8 bytes. Two keys are equal
+/// exactly when their texts are.
 protocol IndexKey: Hashable, Sendable {
   /// The text the key is made of (its `rawValue`).
   var indexText: String { get }
@@ -64,26 +73,28 @@ struct PositionIndex<Key: IndexKey>: Sendable {
   /// The hash of `key`'s UTF-8 bytes.
   static func hash(_ key: Key) -> UInt64 {
     var text = key.indexText
-    return text.withUTF8 { utf8 in
-      let bytes = UnsafeRawBufferPointer(utf8)
-      var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: bytes.count)
-      var offset = 0
-      while offset + 8 <= bytes.count {
-        hash = mix(hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        offset += 8
-      }
-      if offset < bytes.count {
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < bytes.count {
-          tail |= UInt64(bytes[offset]) << shift
-          shift += 8
-          offset += 1
-        }
-        hash = mix(hash ^ tail)
-      }
-      return hash
+    return text.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
+  }
+
+  /// The hash of a key whose text is `bytes` (UTF-8).
+  static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: bytes.count)
+    var offset = 0
+    while offset + 8 <= bytes.count {
+      hash = mix(hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+      offset += 8
     }
+    if offset < bytes.count {
+      var tail: UInt64 = 0
+      var shift: UInt64 = 0
+      while offset < bytes.count {
+        tail |= UInt64(bytes[offset]) << shift
+        shift += 8
+        offset += 1
+      }
+      hash = mix(hash ^ tail)
+    }
+    return hash
   }
 
   /// A 64-bit finaliser (Stafford's variant 13 of MurmurHash3's).
@@ -108,6 +119,33 @@ struct PositionIndex<Key: IndexKey>: Sendable {
         let entry = slots[slot]
         if entry.position < 0 { return nil }
         if entry.tag == tag, keys[Int(entry.position)] == key { return Int(entry.position) }
+        slot = (slot + 1) & mask
+      }
+    }
+  }
+
+  /// The position of the key whose text is `utf8`, found without making the key: the same
+  /// answer as `position(of:in:)` for that key.
+  func position(ofUTF8 utf8: UnsafeBufferPointer<UInt8>, in keys: [Key]) -> Int? {
+    let bytes = UnsafeRawBufferPointer(utf8)
+    let (first, tag) = start(Self.hash(bytes))
+    return slots.withUnsafeBufferPointer { slots in
+      var slot = first
+      while true {
+        let entry = slots[slot]
+        if entry.position < 0 { return nil }
+        if entry.tag == tag {
+          let position = Int(entry.position)
+          var text = keys[position].indexText
+          let sameBytes = text.withUTF8 { stored in
+            guard let storedBase = stored.baseAddress, let base = utf8.baseAddress else {
+              return stored.count == utf8.count
+            }
+            return stored.count == utf8.count && memcmp(storedBase, base, utf8.count) == 0
+          }
+          // Text equality is canonical equivalence: bytes that differ may still be equal text.
+          if sameBytes || text == String(decoding: utf8, as: UTF8.self) { return position }
+        }
         slot = (slot + 1) & mask
       }
     }

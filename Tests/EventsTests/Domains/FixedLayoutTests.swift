@@ -173,6 +173,54 @@ import Testing
     Self.expectSameDecoding(type, json)
   }
 
+  /// The favourite shortcut, where it answers, finds the event `decode` finds, and ends where
+  /// it ends; where it does not, it leaves the cursor alone.
+  @Test(arguments: cases.filter { $0.0.hasPrefix("Contact") } + [("ContactAdded", #"{"id":"13"}"#)])
+  func favoriteToggleAgreesWithDecode(_ type: String, _ json: String) {
+    let data = Array(json.utf8)
+    let padded = data + Array(",\"crc\":\"00000000\"}".utf8)
+    padded.withUnsafeBufferPointer { buffer in
+      var typeName = type
+      typeName.withUTF8 { typeBytes in
+        var cursor = JSONCursor(base: buffer.baseAddress.unsafelyUnwrapped, count: data.count)
+        cursor.readableSlack = 18
+        var decodeCursor = cursor
+        let toggle = EventVocabulary.favoriteToggle(
+          type: typeBytes, schemaVersion: 1, data: &cursor)
+        guard let toggle else {
+          #expect(cursor.position == 0, "\(type) \(json)")
+          return
+        }
+        let id = String(decoding: toggle.contactID, as: UTF8.self)
+        let decoded = try? EventVocabulary.decode(
+          type: typeBytes, schemaVersion: 1, data: &decodeCursor, strict: false)
+        let expected: DomainEvent =
+          toggle.isFavorite
+          ? .contact(.favorited(ContactFavorited(id: ContactID(unchecked: id))))
+          : .contact(.unfavorited(ContactUnfavorited(id: ContactID(unchecked: id))))
+        #expect(decoded == expected, "\(type) \(json)")
+        #expect(cursor.position == decodeCursor.position, "\(type) \(json)")
+        #expect(type == (toggle.isFavorite ? "ContactFavorited" : "ContactUnfavorited"))
+      }
+    }
+  }
+
+  @Test func favoriteToggleLeavesOtherSchemaVersionsToDecode() {
+    let data = Array(#"{"id":"13"}"#.utf8)
+    data.withUnsafeBufferPointer { buffer in
+      var type = "ContactFavorited"
+      type.withUTF8 { typeBytes in
+        var cursor = JSONCursor(base: buffer.baseAddress.unsafelyUnwrapped, count: data.count)
+        #expect(
+          EventVocabulary.favoriteToggle(type: typeBytes, schemaVersion: 1, data: &cursor) != nil)
+        cursor.position = 0
+        #expect(
+          EventVocabulary.favoriteToggle(type: typeBytes, schemaVersion: 2, data: &cursor) == nil)
+        #expect(cursor.position == 0)
+      }
+    }
+  }
+
   @Test func shortcutsTakeTheWritersLayout() throws {
     // The commonest payload decodes to the same event through the cache as without it.
     let event = try Self.replayDecode("ContactFavorited", Array(#"{"id":"13"}"#.utf8)).get()
