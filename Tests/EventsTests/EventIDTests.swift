@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Events
@@ -40,6 +41,28 @@ import Testing
       let id = EventID(high: random.next(), low: random.next())
       #expect(EventID(id.description) == id, "seed \(seed)")
       #expect(EventID(id.description.uppercased()) == id, "seed \(seed)")
+    }
+  }
+
+  @Test func textFormMatchesFoundationsFormatting() {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    let ids =
+      [EventID(high: 0, low: 0), EventID(high: .max, low: .max)]
+      + (0..<1000).map { _ in EventID(high: random.next(), low: random.next()) }
+    for id in ids {
+      let digits = String(format: "%016llx%016llx", id.high, id.low)
+      let expected = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+        String(digits.dropFirst(range.lowerBound).prefix(range.count))
+      }.joined(separator: "-")
+      #expect(id.description == expected, "seed \(seed)")
+    }
+  }
+
+  @Test func hexDigitsAreTheEightLowercaseDigitsFirstDigitFirst() {
+    for value: UInt32 in [0, 9, 10, 15, 0x1234_abcd, 0x9fa0_5b6e, .max] {
+      let bytes = withUnsafeBytes(of: EventID.hexDigits(value)) { Array($0) }
+      #expect(String(decoding: bytes, as: UTF8.self) == String(format: "%08x", value))
     }
   }
 

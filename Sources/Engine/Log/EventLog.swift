@@ -313,6 +313,8 @@ public final class EventLog: Sendable {
     var pendingVersions: [String: Int64] = [:]
     var idsInWrite: [EventID: String] = [:]
     let total = writes.reduce(0) { $0 + $1.events.count }
+    pendingVersions.reserveCapacity(writes.count)
+    idsInWrite.reserveCapacity(total)
     plan.newEvents.reserveCapacity(total)
     plan.slots.reserveCapacity(total)
     guard let file = state.file else { return plan }
@@ -344,7 +346,16 @@ public final class EventLog: Sendable {
               problem: "event id \(id) appears twice in this write (also for stream '\(other)')")
           }
         }
-        let current = pendingVersions[write.stream] ?? state.index.version(of: write.stream)
+        // A stream met before in this write: one lookup reads and advances its version (a
+        // failed check throws the whole plan away).
+        let current: Int64
+        if let known = pendingVersions.index(forKey: write.stream) {
+          current = pendingVersions.values[known]
+          pendingVersions.values[known] = current + 1
+        } else {
+          current = state.index.version(of: write.stream)
+          pendingVersions[write.stream] = current + 1
+        }
         if !versionChecked {
           guard write.expectedVersion.isSatisfied(byStreamVersion: current) else {
             throw EngineError.versionConflict(
@@ -352,7 +363,6 @@ public final class EventLog: Sendable {
           }
           versionChecked = true
         }
-        pendingVersions[write.stream] = current + 1
         plan.slots.append(.new(plan.newEvents.count))
         plan.newEvents.append(
           Plan.NewEvent(stream: write.stream, version: current + 1, event: event))

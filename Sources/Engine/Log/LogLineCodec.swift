@@ -71,17 +71,15 @@ enum LogLineCodec {
     }
     if !metadata.isEmpty {
       append(",\"meta\":{", to: &bytes)
+      // Field by field: an array of the four pairs would be made and destroyed every line.
       var first = true
-      for (key, value) in [
-        ("actor", metadata.actor), ("reason", metadata.reason),
-        ("correlation", metadata.correlation), ("causation", metadata.causation),
-      ] {
-        guard let value else { continue }
-        if !first { bytes.append(0x2C) }
-        first = false
-        appendQuoted(key, to: &bytes)
-        bytes.append(0x3A)
-        appendQuoted(value, to: &bytes)
+      if let actor = metadata.actor { appendMember("actor", actor, first: &first, to: &bytes) }
+      if let reason = metadata.reason { appendMember("reason", reason, first: &first, to: &bytes) }
+      if let correlation = metadata.correlation {
+        appendMember("correlation", correlation, first: &first, to: &bytes)
+      }
+      if let causation = metadata.causation {
+        appendMember("causation", causation, first: &first, to: &bytes)
       }
       bytes.append(0x7D)
     }
@@ -109,10 +107,20 @@ enum LogLineCodec {
   }
 
   static func appendHex(_ value: UInt32, to bytes: inout [UInt8]) {
-    let digits: StaticString = "0123456789abcdef"
-    for shift in stride(from: 28, through: 0, by: -4) {
-      bytes.append(digits.utf8Start[Int((value >> UInt32(shift)) & 0xF)])
-    }
+    withUnsafeBytes(of: EventID.hexDigits(value)) { bytes.append(contentsOf: $0) }
+  }
+
+  /// `"key":"value"`, after a comma unless it is the object's first member.
+  @inline(__always)
+  static func appendMember(
+    _ key: StaticString, _ value: String, first: inout Bool, to bytes: inout [UInt8]
+  ) {
+    if !first { bytes.append(0x2C) }
+    first = false
+    bytes.append(0x22)
+    append(key, to: &bytes)
+    append("\":", to: &bytes)
+    appendQuoted(value, to: &bytes)
   }
 
   // MARK: Decoding

@@ -122,7 +122,7 @@ public struct CheckpointStore: Sendable {
       else { return nil }
       let path = directory + "/" + name
       let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-      return Entry(sequence: sequence, path: path, byteCount: Int64(size ?? 0))
+      return Entry(sequence: sequence, path: path, byteCount: Int64(size))
     }
     .sorted { $0.sequence < $1.sequence }
   }

@@ -99,7 +99,14 @@ public struct Replayer: Sendable {
     // Checkpoints can be saved only by a full replay to a seq, and need the prefix's digest.
     let saving: Int64? = (wanted == nil && !point.isInstant) ? saveEvery : nil
     var existing = Set(checkpoints?.entries().map(\.sequence) ?? [])
-    let needsDigest = saving != nil && checkpoints != nil
+    let last: Int64? = if case .sequence(let target) = point { target } else { nil }
+    // Hashing the lines is the costliest part of a short replay from a checkpoint: done only
+    // when the replay may pass a seq that is due a checkpoint and has none.
+    let needsDigest =
+      checkpoints != nil
+      && saving.map {
+        Self.mayPassUnsaved(every: $0, from: position.sequence, through: last, saved: existing)
+      } == true
     let wantedCategories = wanted.map { $0.compactMap { Self.categories[$0] } }
     var eventsRead = 0
     var timestamps = TimestampCache()
@@ -109,7 +116,6 @@ public struct Replayer: Sendable {
     var lastSequence = position.sequence - 1
     var lastFolded = lastSequence
     let newline: [UInt8] = [0x0A]
-    let last: Int64? = if case .sequence(let target) = point { target } else { nil }
     try reader.forEachEvent(from: position, through: last) { line in
       if case .sequence(let target) = point, line.sequence > target { return false }
       eventsRead += 1
@@ -156,7 +162,8 @@ public struct Replayer: Sendable {
           }
         }
       }
-      if let saving, let checkpoints, line.sequence % saving == 0, !existing.contains(line.sequence)
+      if needsDigest, let saving, let checkpoints, line.sequence % saving == 0,
+        !existing.contains(line.sequence)
       {
         let anchor = CheckpointStore.Anchor(
           offset: line.offset + Int64(line.length) + 1, sha256: hasher.finalize(),
@@ -182,6 +189,21 @@ public struct Replayer: Sendable {
     return Result(
       models: models, lastSequence: lastSequence, lastFoldedSequence: lastFolded,
       startedFrom: startedFrom, eventsRead: eventsRead, checkpointsSaved: saved)
+  }
+
+  /// Whether a replay of seqs `first...last` (to the end of the log when `last` is `nil`) may
+  /// pass a multiple of `interval` that is not among `saved`.
+  static func mayPassUnsaved(
+    every interval: Int64, from first: Int64, through last: Int64?, saved: Set<Int64>
+  ) -> Bool {
+    guard interval > 0 else { return false }
+    var due = (first + interval - 1) / interval * interval
+    guard let last else { return true }
+    while due <= last {
+      if !saved.contains(due) { return true }
+      due += interval
+    }
+    return false
   }
 
   /// The newest checkpoint usable for `point`, loaded and checked; unusable ones are explained.

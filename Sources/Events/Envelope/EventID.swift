@@ -113,17 +113,43 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
     derived(fromDigest: SHA256.hash(name.utf8))
   }
 
-  /// Appends the 36-character lowercase form to `bytes`.
+  /// Appends the 36-character lowercase form to `bytes` (8-4-4-4-12 hex digits).
   @inlinable
   public func appendText(to bytes: inout [UInt8]) {
-    let hexDigits: StaticString = "0123456789abcdef"
-    let digits = hexDigits.utf8Start
-    for nibble in 0..<32 {
-      if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { bytes.append(0x2D) }
-      let word = nibble < 16 ? high : low
-      let shift = UInt64(60 - 4 * (nibble % 16))
-      bytes.append(digits[Int((word >> shift) & 0xF)])
+    let first = Self.hexDigits(UInt32(truncatingIfNeeded: high >> 32))
+    let second = Self.hexDigits(UInt32(truncatingIfNeeded: high))
+    let third = Self.hexDigits(UInt32(truncatingIfNeeded: low >> 32))
+    let fourth = Self.hexDigits(UInt32(truncatingIfNeeded: low))
+    withUnsafeTemporaryAllocation(byteCount: 36, alignment: 8) { text in
+      text.storeBytes(of: first, toByteOffset: 0, as: UInt64.self)
+      text[8] = 0x2D
+      text.storeBytes(of: UInt32(truncatingIfNeeded: second), toByteOffset: 9, as: UInt32.self)
+      text[13] = 0x2D
+      text.storeBytes(
+        of: UInt32(truncatingIfNeeded: second >> 32), toByteOffset: 14, as: UInt32.self)
+      text[18] = 0x2D
+      text.storeBytes(of: UInt32(truncatingIfNeeded: third), toByteOffset: 19, as: UInt32.self)
+      text[23] = 0x2D
+      text.storeBytes(
+        of: UInt32(truncatingIfNeeded: third >> 32), toByteOffset: 24, as: UInt32.self)
+      text.storeBytes(of: fourth, toByteOffset: 28, as: UInt64.self)
+      bytes.append(contentsOf: UnsafeRawBufferPointer(text))
     }
+  }
+
+  /// The 8 lowercase hex digits of `value`, most significant first, as the bytes of a
+  /// little-endian word (the first digit in the lowest byte): each nibble spread to a byte,
+  /// then `0`-`9` or `a`-`f` added to all eight at once.
+  @inlinable @inline(__always)
+  public static func hexDigits(_ value: UInt32) -> UInt64 {
+    var spread = UInt64(value)
+    spread = (spread | (spread << 16)) & 0x0000_FFFF_0000_FFFF
+    spread = (spread | (spread << 8)) & 0x00FF_00FF_00FF_00FF
+    spread = (spread | (spread << 4)) & 0x0F0F_0F0F_0F0F_0F0F
+    // Most significant nibble in the highest byte: swap so that it is written first.
+    let nibbles = spread.byteSwapped
+    let letters = ((nibbles &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+    return (nibbles &+ 0x3030_3030_3030_3030 &+ letters &* 0x27).littleEndian
   }
 
   /// The 36-character lowercase form.

@@ -138,6 +138,34 @@ func referenceModels(_ events: ArraySlice<RecordedEvent>, upTo instant: Timestam
     }
   }
 
+  @Test func aReplayThatPassesNoDueSeqSkipsHashingAndTheNextOneStillChains() throws {
+    try withTemporaryDirectory { directory in
+      let path = try copySampleLog(to: directory)
+      let store = CheckpointStore(logPath: path)
+      let replayer = Replayer(reader: LogReader(path: path), checkpoints: store)
+      _ = try replayer.readModels(at: .sequence(40), saveEvery: 40)
+      // 41...79 holds no multiple of 40: nothing to save, so the lines are not hashed.
+      let short = try replayer.readModels(at: .sequence(79), saveEvery: 40)
+      #expect(short.startedFrom == 40)
+      #expect(short.checkpointsSaved.isEmpty)
+      let full = try replayer.readModels(at: .end, saveEvery: 40)
+      #expect(full.checkpointsSaved == [80, 120])
+      for entry in store.entries() {
+        #expect(store.verifyDigest(of: entry) == nil)
+      }
+    }
+  }
+
+  @Test func aReplayMayPassAnUnsavedSeqOnlyWhenOneIsDueInItsRange() {
+    #expect(Replayer.mayPassUnsaved(every: 10, from: 11, through: 19, saved: []) == false)
+    #expect(Replayer.mayPassUnsaved(every: 10, from: 11, through: 20, saved: []) == true)
+    #expect(Replayer.mayPassUnsaved(every: 10, from: 10, through: 10, saved: []) == true)
+    #expect(Replayer.mayPassUnsaved(every: 10, from: 1, through: 35, saved: [10, 20, 30]) == false)
+    #expect(Replayer.mayPassUnsaved(every: 10, from: 1, through: 35, saved: [10, 30]) == true)
+    #expect(Replayer.mayPassUnsaved(every: 10, from: 31, through: nil, saved: []) == true)
+    #expect(Replayer.mayPassUnsaved(every: 0, from: 1, through: 100, saved: []) == false)
+  }
+
   @Test func aCheckpointThatNoLongerMatchesTheLogIsIgnoredAndSaysWhy() throws {
     try withTemporaryDirectory { directory in
       let path = try copySampleLog(to: directory)
