@@ -19,7 +19,8 @@ let package = Package(
     .testTarget(name: "ProjectionsTests", dependencies: ["Projections"]),
     .testTarget(name: "EngineTests", dependencies: ["Engine"]),
     // End-to-end tests: they run the built `replay` binary, so they depend on it to get it built.
-    .testTarget(name: "ReplayTests", dependencies: ["replay", "Engine"]),
+    // Goldens are read by path (`#filePath`), not bundled.
+    .testTarget(name: "ReplayTests", dependencies: ["replay", "Engine"], exclude: ["Goldens"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -63,3 +63,28 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     }
   }
 }
+
+extension EngineError {
+  /// Why the stored event at `sequence` of the log at `path` could not be decoded: a schema
+  /// version newer than this engine's is named as such, anything else is undecodable.
+  static func decoding(_ error: EventsError, path: String, sequence: Int64) -> EngineError {
+    if case .unsupportedSchemaVersion(let type, let found, let newest) = error {
+      return .unsupportedSchemaVersion(
+        type: type, found: found, newestKnown: newest, location: "\(path):\(sequence)")
+    }
+    return .undecodableEvent(path: path, sequence: sequence, problem: error.description)
+  }
+}
+
+extension RecordedEvent {
+  /// The typed event inside, for `decider`'s domain (`nil` for another domain's event).
+  /// - Throws: `EngineError.decoding` naming the log at `logPath`.
+  func domainEvent<D: Decider>(for decider: D.Type, logPath: String) throws -> D.Event? {
+    do throws(EventsError) {
+      guard let domainEvent = try EventVocabulary.decode(self, strict: false) else { return nil }
+      return D.event(from: domainEvent)
+    } catch {
+      throw EngineError.decoding(error, path: logPath, sequence: sequence)
+    }
+  }
+}

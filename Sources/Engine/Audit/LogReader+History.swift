@@ -17,8 +17,8 @@ extension LogReader {
   /// - Throws: `AuditError.noSuchEntity` (with a suggestion when a stream name is close) or
   ///   `.ambiguousEntity` when the id has events under several categories; `EngineError` for a
   ///   missing or corrupt log, or an event that cannot be decoded.
-  /// - Complexity: one pass over the log, comparing each line's stream bytes with at most six
-  ///   candidate names; then O(e) entry comparisons for the e events of the stream.
+  /// - Complexity: one pass over the log, hashing each line's stream bytes against at most
+  ///   six candidate names; then O(e) entry comparisons for the e events of the stream.
   public func history(of nameOrID: String) throws -> EntityHistory {
     var candidates: [EntityStream] = []
     if let stream = EntityStream(nameOrID) { candidates.append(stream) }
@@ -26,7 +26,7 @@ extension LogReader {
       let stream = EntityStream(kind: kind, entityID: nameOrID)
       if !candidates.contains(stream) { candidates.append(stream) }
     }
-    let events = try events(inCandidateStreams: candidates.map(\.name))
+    let events = try events(inStreams: Set(candidates.map(\.name))).mapValues(\.events)
     let found = candidates.filter { events[$0.name] != nil }
     let chosen: EntityStream
     if let exact = found.first(where: { $0.name == nameOrID }) {
@@ -61,12 +61,7 @@ extension LogReader {
       do throws(EventsError) {
         decoded = try EventVocabulary.decode(event)
       } catch {
-        if case .unsupportedSchemaVersion(let type, let found, let newest) = error {
-          throw EngineError.unsupportedSchemaVersion(
-            type: type, found: found, newestKnown: newest, location: "\(path):\(event.sequence)")
-        }
-        throw EngineError.undecodableEvent(
-          path: path, sequence: event.sequence, problem: error.description)
+        throw EngineError.decoding(error, path: path, sequence: event.sequence)
       }
       let before = current
       if let decoded {
@@ -86,30 +81,6 @@ extension LogReader {
   static func source(of event: RecordedEvent) -> String? {
     guard case .object(let data)? = try? JSONValue.parse(event.data) else { return nil }
     return data["source"]?.stringValue
-  }
-
-  /// Every event of the streams named, by stream; streams without events are absent.
-  func events(inCandidateStreams names: [String]) throws -> [String: [RecordedEvent]] {
-    let wanted = names.map { Array($0.utf8) }
-    let lengths = Set(wanted.map(\.count))
-    var found: [String: [RecordedEvent]] = [:]
-    try forEachEvent { line in
-      let matches: Bool
-      if line.streamSlice.hasEscapes {
-        // Another tool may escape what the engine writes raw: compare the decoded name.
-        matches = names.contains(line.stream)
-      } else {
-        let bytes = line.streamBytes
-        matches =
-          lengths.contains(bytes.count) && wanted.contains { bytes.elementsEqual($0) }
-      }
-      if matches {
-        let event = line.recordedEvent()
-        found[event.stream, default: []].append(event)
-      }
-      return true
-    }
-    return found
   }
 
   /// The stream whose name, or whose entity id, is closest to `input`: at most one edit in

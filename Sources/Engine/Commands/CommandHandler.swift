@@ -64,16 +64,6 @@ extension EventLog {
 
   /// The typed event inside a recorded one, for `decider`'s domain.
   func domainEvent<D: Decider>(of event: RecordedEvent, for decider: D.Type) throws -> D.Event? {
-    do throws(EventsError) {
-      guard let domainEvent = try EventVocabulary.decode(event, strict: false) else { return nil }
-      return D.event(from: domainEvent)
-    } catch {
-      if case .unsupportedSchemaVersion(let type, let found, let newest) = error {
-        throw EngineError.unsupportedSchemaVersion(
-          type: type, found: found, newestKnown: newest, location: "\(path):\(event.sequence)")
-      }
-      throw EngineError.undecodableEvent(
-        path: path, sequence: event.sequence, problem: error.description)
-    }
+    try event.domainEvent(for: decider, logPath: path)
   }
 }

@@ -31,7 +31,11 @@ public enum ReadModelExporter {
     case (LocationList.name, _): return geoJSON(models.locations)
     case (ContactList.name, _): return json(models.contacts)
     case (ObservationList.name, _): return json(models.observations)
-    default: return PrettyJSON.format(Array(models.animals.jsonText().utf8))
+    default:
+      // The catalogue's own JSON shape, indented: straight from the writer's bytes.
+      var writer = JSONWriter(capacity: 4096)
+      models.animals.encode(to: &writer)
+      return PrettyJSON.format(writer.bytes)
     }
   }
 

@@ -28,11 +28,6 @@ struct GeneratorRandom {
     return Int(truncatingIfNeeded: next().multipliedFullWidth(by: UInt64(bound)).high)
   }
 
-  /// A number in `range`.
-  mutating func number(in range: ClosedRange<Int>) -> Int {
-    range.lowerBound + below(range.count)
-  }
-
   /// A double in `0..<1` with 53 random bits.
   mutating func unit() -> Double {
     Double(next() >> 11) * 0x1p-53

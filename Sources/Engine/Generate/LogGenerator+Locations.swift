@@ -14,12 +14,11 @@ extension LogGenerator {
 
   /// `LocationAdded` somewhere on Earth.
   mutating func addLocation() -> DomainEvent {
-    var id = locationID(nextLocationNumber)
-    while isStreamTaken(id.streamName) {
-      nextLocationNumber += 1
-      id = locationID(nextLocationNumber)
+    let number = firstFreeNumber(from: nextLocationNumber, kind: .location) {
+      locationID($0).rawValue
     }
-    nextLocationNumber += 1
+    nextLocationNumber = number + 1
+    let id = locationID(number)
     let location = GeneratedLocation(
       id: id, name: random.below(Self.locationNameCount), coordinate: randomCoordinate())
     liveLocations.insert(locations.count)

@@ -24,7 +24,7 @@ extension LogGenerator {
     repeat {
       id = ObservationID.derived(from: "generate/\(seed)/observation/\(nextObservationNumber)")
       nextObservationNumber += 1
-    } while observationIDs.contains(id.rawValue) || isStreamTaken(Self.streamName(of: id))
+    } while observationIDs.contains(id.rawValue) || isStreamTaken(id.streamName)
     observationIDs.insert(id.rawValue)
     let classification = random.below(Classification.allCases.count)
     let observation = GeneratedObservation(
@@ -75,10 +75,6 @@ extension LogGenerator {
 
   private static func species(_ classification: Int) -> [String] {
     GeneratorText.species[Classification.allCases[classification]] ?? ["Unidentified"]
-  }
-
-  private static func streamName(of id: ObservationID) -> String {
-    EntityKind.observation.streamName(for: id.rawValue)
   }
 
   private static func record(of observation: GeneratedObservation) -> ObservationRecord {

@@ -158,7 +158,9 @@ public enum ImportPlanner {
           entry = existing
         } else {
           let history = histories[stream] ?? .empty
-          let events = try history.events.compactMap { try Self.decode($0, D.self, logPath) }
+          let events = try history.events.compactMap {
+            try $0.domainEvent(for: D.self, logPath: logPath)
+          }
           entry = StreamPlan(state: D.fold(events), baseVersion: history.version)
           order.append(stream)
         }
@@ -206,25 +208,6 @@ public enum ImportPlanner {
           EventLog.StreamWrite(
             stream: stream, expectedVersion: .exactly(entry.baseVersion),
             events: entry.events.map(\.event)))
-      }
-    }
-
-    /// The typed event inside a stored one, for `decider`'s domain.
-    static func decode<D: Decider>(
-      _ event: RecordedEvent, _ decider: D.Type, _ logPath: String
-    ) throws -> D.Event? {
-      do throws(EventsError) {
-        guard let domainEvent = try EventVocabulary.decode(event, strict: false) else {
-          return nil
-        }
-        return D.event(from: domainEvent)
-      } catch {
-        if case .unsupportedSchemaVersion(let type, let found, let newest) = error {
-          throw EngineError.unsupportedSchemaVersion(
-            type: type, found: found, newestKnown: newest, location: "\(logPath):\(event.sequence)")
-        }
-        throw EngineError.undecodableEvent(
-          path: logPath, sequence: event.sequence, problem: error.description)
       }
     }
 

@@ -136,11 +136,8 @@ public final class EventLog: Sendable {
   /// with the index current (so the version is the one an append must expect next).
   /// - Complexity: one read per event of the stream; the rest of the log is not read.
   public func events(inStream stream: String) throws -> (events: [RecordedEvent], version: Int64) {
-    try withLockedLog { state in
-      guard let file = state.file else { return ([], 0) }
-      let offsets = state.index.streams.offsets(of: stream) ?? []
-      return (try offsets.map { try recordedEvent(in: file, at: $0) }, Int64(offsets.count))
-    }
+    let history = try events(inStreams: [stream])[stream] ?? .empty
+    return (history.events, history.version)
   }
 
   /// The names of every stream whose name starts with `prefix`.

@@ -23,8 +23,6 @@ struct LineScanner {
   struct Outcome {
     /// Offset just past the last complete line's `\n`.
     var endOfLastLine: Int64
-    /// Complete lines handed out.
-    var lineCount: Int
     /// Whether `body` asked to stop.
     var stoppedEarly: Bool
   }
@@ -44,7 +42,6 @@ struct LineScanner {
     var bufferOffset = start
     var filled = 0
     var consumed = 0
-    var lineCount = 0
     while bufferOffset + Int64(filled) < end {
       if filled == capacity {
         if consumed > 0 {
@@ -72,20 +69,18 @@ struct LineScanner {
         let found = memchr(buffer + searchFrom, 0x0A, filled - searchFrom)
       {
         let newline = found.assumingMemoryBound(to: UInt8.self) - buffer
-        lineCount += 1
         let keepGoing = try body(
           UnsafePointer(buffer + consumed), newline - consumed, bufferOffset + Int64(consumed))
         consumed = newline + 1
         searchFrom = consumed
         if !keepGoing {
           return Outcome(
-            endOfLastLine: bufferOffset + Int64(consumed), lineCount: lineCount,
-            stoppedEarly: true)
+            endOfLastLine: bufferOffset + Int64(consumed), stoppedEarly: true)
         }
       }
     }
     return Outcome(
-      endOfLastLine: bufferOffset + Int64(consumed), lineCount: lineCount, stoppedEarly: false)
+      endOfLastLine: bufferOffset + Int64(consumed), stoppedEarly: false)
   }
 
   /// Offsets of the starts of the last `count` complete lines before `end` (which must be just

@@ -82,6 +82,13 @@ public struct LogReader: Sendable {
     _ file: FileDescriptor, from position: Position, to end: Int64, through last: Int64? = nil,
     _ body: (EventLine) throws -> Bool
   ) throws -> Summary {
+    if let last, position.sequence > last {
+      // Nothing to read (a replay starting from a checkpoint at its target, say): no line of
+      // the file is decoded, on either path.
+      return Summary(
+        lastSequence: position.sequence - 1, endOffset: position.offset, committedEnd: end,
+        stoppedEarly: false)
+    }
     if end - position.offset >= pipelineThreshold {
       let result = try PipelinedScan(chunkSize: readSize).scan(
         file, path: path, from: position, to: end, through: last ?? .max, body)

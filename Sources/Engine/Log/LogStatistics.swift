@@ -26,6 +26,8 @@ public struct LogStatistics: Sendable, Equatable {
   public init(reading reader: LogReader) throws {
     var streams: Set<String> = []
     var statistics = LogStatistics()
+    // Events appended together share their `at`: parse it only when it differs.
+    var timestamps = TimestampCache()
     let summary = try reader.forEachEvent { line in
       statistics.eventCount += 1
       statistics.eventsByType[line.type, default: 0] += 1
@@ -35,8 +37,9 @@ public struct LogStatistics: Sendable, Equatable {
       if streams.insert(stream).inserted {
         statistics.streamsByCategory[category, default: 0] += 1
       }
-      statistics.firstTimestamp = min(statistics.firstTimestamp ?? line.timestamp, line.timestamp)
-      statistics.lastTimestamp = max(statistics.lastTimestamp ?? line.timestamp, line.timestamp)
+      let at = timestamps.timestamp(of: line)
+      statistics.firstTimestamp = min(statistics.firstTimestamp ?? at, at)
+      statistics.lastTimestamp = max(statistics.lastTimestamp ?? at, at)
       return true
     }
     statistics.streamCount = streams.count

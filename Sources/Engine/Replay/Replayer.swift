@@ -68,9 +68,11 @@ public struct Replayer: Sendable {
   ///   - names: the models wanted (all when `nil`); other domains' events are not even decoded.
   ///   - saveEvery: save a checkpoint at every multiple of this seq that has none (only when
   ///     folding every model up to a seq or the end: a filtered state is no checkpoint).
+  ///   - saveLast: also save one at the last event folded, when it has none (same condition).
   /// - Throws: `EngineError` for a bad or undecodable line or a missing log.
   public func readModels(
-    at point: ReplayPoint, models names: Set<String>? = nil, saveEvery: Int64? = nil
+    at point: ReplayPoint, models names: Set<String>? = nil, saveEvery: Int64? = nil,
+    saveLast: Bool = false
   ) throws -> Result {
     if point == .sequence(0) {
       // Before the first event: every model is empty (the log must still exist).
@@ -88,7 +90,9 @@ public struct Replayer: Sendable {
     var latest = Timestamp.earliest
     // Lines sampled to tie a new checkpoint to the log; those of the one we start from carry on.
     var samples: [CheckpointStore.Anchor.Sample] = []
-    if let loaded = startingCheckpoint(for: point, models: wanted) {
+    // Listed once: the checkpoint to start from and the seqs that already have one.
+    let entries = checkpoints?.entries() ?? []
+    if let loaded = startingCheckpoint(for: point, models: wanted, among: entries) {
       models = loaded.models
       position = LogReader.Position(offset: loaded.anchor.offset, sequence: loaded.sequence + 1)
       startedFrom = loaded.sequence
@@ -97,16 +101,19 @@ public struct Replayer: Sendable {
       if let resumed = SHA256(midstate: loaded.anchor.midstate) { hasher = resumed }
     }
     // Checkpoints can be saved only by a full replay to a seq, and need the prefix's digest.
-    let saving: Int64? = (wanted == nil && !point.isInstant) ? saveEvery : nil
-    var existing = Set(checkpoints?.entries().map(\.sequence) ?? [])
+    let canSave = wanted == nil && !point.isInstant
+    let saving: Int64? = canSave ? saveEvery : nil
+    var existing = Set(entries.map(\.sequence))
     let last: Int64? = if case .sequence(let target) = point { target } else { nil }
+    let instant: Timestamp? = if case .instant(let instant) = point { instant } else { nil }
     // Hashing the lines is the costliest part of a short replay from a checkpoint: done only
     // when the replay may pass a seq that is due a checkpoint and has none.
     let needsDigest =
       checkpoints != nil
-      && saving.map {
-        Self.mayPassUnsaved(every: $0, from: position.sequence, through: last, saved: existing)
-      } == true
+      && ((canSave && saveLast)
+        || saving.map {
+          Self.mayPassUnsaved(every: $0, from: position.sequence, through: last, saved: existing)
+        } == true)
     let wantedCategories = wanted.map { $0.compactMap { Self.categories[$0] } }
     var eventsRead = 0
     var timestamps = TimestampCache()
@@ -116,8 +123,10 @@ public struct Replayer: Sendable {
     var lastSequence = position.sequence - 1
     var lastFolded = lastSequence
     let newline: [UInt8] = [0x0A]
+    // Where the last line read ends and its sample: what a checkpoint there is tied to.
+    var lastLine: (end: Int64, sample: CheckpointStore.Anchor.Sample)?
+    // The reader stops after `last`: every line handed out is at or before it.
     try reader.forEachEvent(from: position, through: last) { line in
-      if case .sequence(let target) = point, line.sequence > target { return false }
       eventsRead += 1
       if needsDigest {
         hasher.update(line.bytes)
@@ -128,11 +137,7 @@ public struct Replayer: Sendable {
       let timestamp = timestamps.timestamp(of: line)
       if timestamp > latest { latest = timestamp }
       lastSequence = line.sequence
-      let include: Bool
-      switch point {
-      case .instant(let instant): include = timestamp <= instant
-      default: include = true
-      }
+      let include = instant.map { timestamp <= $0 } ?? true
       if include { lastFolded = line.sequence }
       if include, Self.belongs(line, to: wantedCategories) {
         var cursor = line.dataCursor
@@ -149,7 +154,7 @@ public struct Replayer: Sendable {
               type: line.typeBytes, schemaVersion: line.schemaVersion, data: &cursor,
               strict: false)
           } catch {
-            throw Self.undecodable(error, line: line, path: reader.path)
+            throw EngineError.decoding(error, path: reader.path, sequence: line.sequence)
           }
           // Consumed, not copied: the model takes the payload and the optional is never
           // destroyed as a whole (which costs a trip through the runtime's generic value
@@ -162,21 +167,18 @@ public struct Replayer: Sendable {
           }
         }
       }
-      if needsDigest, let saving, let checkpoints, line.sequence % saving == 0,
-        !existing.contains(line.sequence)
-      {
-        let anchor = CheckpointStore.Anchor(
-          offset: line.offset + Int64(line.length) + 1, sha256: hasher.finalize(),
-          midstate: hasher.midstate, latestTimestamp: latest,
-          samples: samples + [Self.sample(of: line)])
-        do {
-          try checkpoints.save(models, sequence: line.sequence, anchor: anchor)
-          existing.insert(line.sequence)
-          saved.append(line.sequence)
-        } catch {
-          // A checkpoint is a cache: failing to write one costs speed, never correctness.
-          explain("could not save a checkpoint at seq \(line.sequence): \(error)")
+      if needsDigest {
+        let end = line.offset + Int64(line.length) + 1
+        if let saving, line.sequence % saving == 0, !existing.contains(line.sequence) {
+          let anchor = CheckpointStore.Anchor(
+            offset: end, sha256: hasher.finalize(), midstate: hasher.midstate,
+            latestTimestamp: latest, samples: samples + [Self.sample(of: line)])
+          if save(models, at: line.sequence, anchor: anchor) {
+            existing.insert(line.sequence)
+            saved.append(line.sequence)
+          }
         }
+        if saveLast { lastLine = (end, Self.sample(of: line)) }
       }
       return true
     }
@@ -186,9 +188,28 @@ public struct Replayer: Sendable {
         location: reader.path,
         problem: "the log has \(lastSequence) events; there is no seq \(target)")
     }
+    if let lastLine, !existing.contains(lastSequence) {
+      let anchor = CheckpointStore.Anchor(
+        offset: lastLine.end, sha256: hasher.finalize(), midstate: hasher.midstate,
+        latestTimestamp: latest, samples: samples + [lastLine.sample])
+      if save(models, at: lastSequence, anchor: anchor) { saved.append(lastSequence) }
+    }
     return Result(
       models: models, lastSequence: lastSequence, lastFoldedSequence: lastFolded,
       startedFrom: startedFrom, eventsRead: eventsRead, checkpointsSaved: saved)
+  }
+
+  /// Saves `models` as the checkpoint at `sequence`; whether it was saved. A checkpoint is a
+  /// cache: failing to write one costs speed, never correctness, so a failure is explained.
+  func save(_ models: ReadModels, at sequence: Int64, anchor: CheckpointStore.Anchor) -> Bool {
+    guard let checkpoints else { return false }
+    do {
+      try checkpoints.save(models, sequence: sequence, anchor: anchor)
+      return true
+    } catch {
+      explain("could not save a checkpoint at seq \(sequence): \(error)")
+      return false
+    }
   }
 
   /// Whether a replay of seqs `first...last` (to the end of the log when `last` is `nil`) may
@@ -207,9 +228,11 @@ public struct Replayer: Sendable {
   }
 
   /// The newest checkpoint usable for `point`, loaded and checked; unusable ones are explained.
-  func startingCheckpoint(for point: ReplayPoint, models: Set<String>?) -> CheckpointStore.Loaded? {
+  func startingCheckpoint(
+    for point: ReplayPoint, models: Set<String>?, among entries: [CheckpointStore.Entry]
+  ) -> CheckpointStore.Loaded? {
     guard let checkpoints else { return nil }
-    for entry in checkpoints.entries().reversed() {
+    for entry in entries.reversed() {
       if case .sequence(let target) = point, entry.sequence > target { continue }
       do {
         let loaded = try checkpoints.load(entry, models: models)
@@ -241,14 +264,6 @@ public struct Replayer: Sendable {
       decoding: UnsafeBufferPointer(start: line.base + line.length - 10, count: 8), as: UTF8.self)
     return CheckpointStore.Anchor.Sample(
       offset: line.offset, length: line.length, checksum: checksum)
-  }
-
-  static func undecodable(_ error: EventsError, line: EventLine, path: String) -> EngineError {
-    if case .unsupportedSchemaVersion(let type, let found, let newest) = error {
-      return .unsupportedSchemaVersion(
-        type: type, found: found, newestKnown: newest, location: "\(path):\(line.lineNumber)")
-    }
-    return .undecodableEvent(path: path, sequence: line.sequence, problem: error.description)
   }
 }
 

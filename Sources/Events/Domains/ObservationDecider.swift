@@ -29,7 +29,7 @@ public enum ObservationCommand: DomainCommand {
     }
   }
 
-  public var streamName: String { EntityKind.observation.streamName(for: id.rawValue) }
+  public var streamName: String { id.streamName }
 
   public var name: String {
     switch self {

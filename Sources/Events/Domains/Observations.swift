@@ -45,6 +45,9 @@ public struct ObservationID: Hashable, Sendable, Comparable, CustomStringConvert
     rawValue = text
   }
 
+  /// The observation's stream: `observation-<id>`.
+  public var streamName: String { EntityKind.observation.streamName(for: rawValue) }
+
   /// What an observation id must be, for messages.
   static let expectation = "an observation id of 12 lowercase hex digits (e.g. '3f2a9c0d41b7')"
 
@@ -165,7 +168,7 @@ public struct ObservationRecorded: EventPayload, Hashable {
     self.source = source
   }
 
-  public var streamName: String { EntityKind.observation.streamName(for: id.rawValue) }
+  public var streamName: String { id.streamName }
 
   static let layout: PayloadLayout = [
     "id": ObservationID.expectation,
@@ -283,16 +286,10 @@ public struct ObservationRevised: EventPayload, Hashable {
     return result
   }
 
-  public var streamName: String { EntityKind.observation.streamName(for: id.rawValue) }
+  public var streamName: String { id.streamName }
 
-  static let layout: PayloadLayout = [
-    "id": ObservationID.expectation,
-    "classification": Classification.expectation,
-    "title": ObservationRecord.titleExpectation,
-    "description": "a string",
-    "date": "an instant as 'YYYY-MM-DDTHH:MM:SS.sssZ'",
-    "source": "a string",
-  ]
+  /// The same members, with the same expectations, as a recording's.
+  static let layout = ObservationRecorded.layout
 
   public func encode(to writer: inout JSONWriter) {
     writer.beginObject()
@@ -317,7 +314,7 @@ public struct ObservationRevised: EventPayload, Hashable {
   private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
     let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
     var id: ObservationID?
-    var revision = ObservationRevised(id: ObservationID.derived(from: ""))
+    var revision = ObservationRevised(id: ObservationID(unchecked: ""))
     try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
       switch field {
       case 0: id = try cursor.decodeText(ObservationID.self, field, scope)
@@ -348,7 +345,7 @@ public struct ObservationRemoved: EventPayload, Hashable {
     self.id = id
   }
 
-  public var streamName: String { EntityKind.observation.streamName(for: id.rawValue) }
+  public var streamName: String { id.streamName }
 
   static let layout: PayloadLayout = ["id": ObservationID.expectation]
 

@@ -137,11 +137,6 @@ struct PayloadScope {
     prefix + layout.fields[field].name.description
   }
 
-  /// The path of the `index`th element of array field `field`.
-  func elementPath(_ field: Int, _ index: Int) -> String {
-    path(field) + "[\(index)]"
-  }
-
   private var prefix: String {
     guard let parent else { return "" }
     return parent.index.map { "\(parent.name)[\($0)]." } ?? "\(parent.name)."

@@ -28,9 +28,6 @@ struct EntityTable<Key: IndexKey, Value: Sendable & Equatable>: Sendable, Equata
   /// The number of entities.
   var count: Int { keys.count }
 
-  /// Whether the table holds no entity.
-  var isEmpty: Bool { keys.isEmpty }
-
   /// The value for `key`, if any.
   subscript(key: Key) -> Value? {
     guard let position = positions.position(of: key, in: keys) else { return nil }
@@ -112,13 +109,5 @@ struct EntityTable<Key: IndexKey, Value: Sendable & Equatable>: Sendable, Equata
   func checkInvariants() {
     precondition(keys.count == values.count, "one value a key")
     positions.checkInvariants(keys: keys)
-  }
-}
-
-extension Dictionary {
-  /// The value for `key`; when there is none, first stores `value` for it. One hash lookup.
-  mutating func value(forKey key: Key, insertingIfAbsent value: Value) -> Value {
-    func read(_ stored: inout Value) -> Value { stored }
-    return read(&self[key, default: value])
   }
 }

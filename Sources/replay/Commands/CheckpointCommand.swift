@@ -54,15 +54,10 @@ enum CheckpointCommand {
     if let every { try store.setInterval(every) }
     let replayer = Replayer(reader: invocation.logReader, checkpoints: store)
     let point = at.map(ReplayPoint.sequence) ?? .end
-    // One pass saves the interval's checkpoints; the last event's is saved on demand below.
-    let result = try replayer.readModels(at: point, saveEvery: every ?? store.interval)
-    var saved = result.checkpointsSaved
-    let existing = Set(store.entries().map(\.sequence))
-    if result.lastSequence > 0, !existing.contains(result.lastSequence) {
-      let end = try replayer.readModels(
-        at: .sequence(result.lastSequence), saveEvery: result.lastSequence)
-      saved += end.checkpointsSaved
-    }
+    // One pass saves the interval's checkpoints and the last event's.
+    let saved = try replayer.readModels(
+      at: point, saveEvery: every ?? store.interval, saveLast: true
+    ).checkpointsSaved
     if saved.isEmpty {
       invocation.terminal.write(
         "checkpoints are up to date (the newest is at seq \(store.entries().last?.sequence ?? 0))\n"

@@ -42,9 +42,11 @@ enum ModelTables {
 
   /// Every state with its zip codes in order.
   static func zipCodes(_ list: ZipCodeList) -> String {
-    guard !list.states.isEmpty else { return "(no states)\n" }
+    // Each `states` sorts and copies: made once.
+    let states = list.states
+    guard !states.isEmpty else { return "(no states)\n" }
     var text = ""
-    for state in list.states {
+    for state in states {
       text +=
         "\(state.name.rawValue) (\(state.zipCodes.count) zip code\(state.zipCodes.count == 1 ? "" : "s"))\n"
       // Every zip, in order, wrapped: a state's list is what the app shows.
@@ -94,12 +96,13 @@ enum ModelTables {
       .init(title: "LOCATION", maximumWidth: 20),
       .init(title: "PICTURE", maximumWidth: 120),
     ])
-    for animal in catalog.animals {
+    let animals = catalog.animals
+    for animal in animals {
       table.append([
         animal.id.rawValue, animal.displayName, animal.location, pictureText(animal.picture),
       ])
     }
-    return catalog.animals.isEmpty ? "(no animals)\n" : table.render()
+    return animals.isEmpty ? "(no animals)\n" : table.render()
   }
 
   static func pictureText(_ picture: AnimalPicture) -> String {

@@ -47,8 +47,8 @@ struct ReplayProcess {
     defer { try? FileManager.default.removeItem(at: scratch) }
     let outputURL = scratch.appendingPathComponent("stdout")
     let errorURL = scratch.appendingPathComponent("stderr")
-    FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-    FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
     let output = try FileHandle(forWritingTo: outputURL)
     let error = try FileHandle(forWritingTo: errorURL)
     defer {
