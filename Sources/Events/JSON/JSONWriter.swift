@@ -133,11 +133,7 @@ public struct JSONWriter: Sendable {
   @inlinable
   public mutating func bool(_ value: Bool) {
     beginValue()
-    if value {
-      bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
-    } else {
-      bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
-    }
+    appendLiteral(value ? "true" : "false")
     needsComma = true
   }
 
@@ -145,7 +141,7 @@ public struct JSONWriter: Sendable {
   @inlinable
   public mutating func null() {
     beginValue()
-    bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+    appendLiteral("null")
     needsComma = true
   }
 
@@ -158,6 +154,21 @@ public struct JSONWriter: Sendable {
   }
 
   // MARK: Helpers
+
+  /// Appends the bytes of a literal word (`true`, `false`, `null`).
+  ///
+  /// - Important: Never write an array literal (`[0x74, 0x72, …]`) in an `@inlinable` function.
+  ///   The optimizer turns each constant array literal into a hidden, weak global named after the
+  ///   function and the literal's position among those it kept (`…Tv_`, `…Tv0_`), and a module
+  ///   that inlines the function numbers them again by its own count; the linker then keeps one
+  ///   definition of each name, so `bool(true)` wrote `false` in release builds. Static strings
+  ///   live in the object file's merged string section and have no such name.
+  ///   docs/COMPILER-HAZARDS.md has the reproduction; `.ci/check-outlined-literals` guards it.
+  @inlinable
+  mutating func appendLiteral(_ literal: StaticString) {
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+  }
 
   /// Appends `value` in quotes, escaping `"`, `\` and control characters.
   @inlinable
@@ -189,8 +200,14 @@ public struct JSONWriter: Sendable {
       case 0x08: bytes.append(0x62)
       case 0x0C: bytes.append(0x66)
       default:
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        bytes.append(contentsOf: [0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        // `\u00XX`, lowercase hex. Each byte is appended on its own: see `appendLiteral`.
+        let high = byte >> 4
+        let low = byte & 0xF
+        bytes.append(0x75)
+        bytes.append(0x30)
+        bytes.append(0x30)
+        bytes.append(high < 10 ? 0x30 + high : 0x57 + high)
+        bytes.append(low < 10 ? 0x30 + low : 0x57 + low)
       }
     }
     if runStart < utf8.count {
