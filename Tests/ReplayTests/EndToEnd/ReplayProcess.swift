@@ -20,10 +20,15 @@ struct ReplayProcess {
       let url = folder.appendingPathComponent("replay")
       if FileManager.default.isExecutableFile(atPath: url.path) { return url }
     }
-    // Fall back to the package's debug build folder, found from this source file.
+    // Fall back to the package's build folder of the configuration these tests were built in
+    // (so that `swift test -c release` never runs a debug binary), found from this source file.
     var folder = URL(fileURLWithPath: #filePath)
     for _ in 0..<4 { folder.deleteLastPathComponent() }
-    return folder.appendingPathComponent(".build/debug/replay")
+    #if DEBUG
+      return folder.appendingPathComponent(".build/debug/replay")
+    #else
+      return folder.appendingPathComponent(".build/release/replay")
+    #endif
   }()
 
   /// Runs `replay` with `arguments`, optional standard input and extra environment; waits.
