@@ -8,9 +8,14 @@ struct ReplayProcess {
     var error: String
   }
 
-  /// The `replay` executable next to the test bundle (`swift build` puts both in the same
+  /// The `replay` executable: `$REPLAY_BINARY` when set (CI points it at the release binary as
+  /// `swift build -c release` makes it, since `swift test -c release` rebuilds everything with
+  /// testing enabled), else the one next to the test bundle (`swift build` puts both in the same
   /// folder).
   static let executable: URL = {
+    if let path = ProcessInfo.processInfo.environment["REPLAY_BINARY"], !path.isEmpty {
+      return URL(fileURLWithPath: path)
+    }
     let candidates = [
       URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
       Bundle.main.bundleURL,
