@@ -15,12 +15,16 @@ let package = Package(
     .target(name: "Projections", dependencies: ["Events"]),
     .target(name: "Engine", dependencies: ["Events", "Projections"]),
     .executableTarget(name: "replay", dependencies: ["Engine"]),
-    .testTarget(name: "EventsTests", dependencies: ["Events"]),
-    .testTarget(name: "ProjectionsTests", dependencies: ["Projections"]),
-    .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+    // What the test targets share (seeded generator, temporary directories, seed data).
+    .target(name: "ReplayTestSupport", path: "Tests/ReplayTestSupport"),
+    .testTarget(name: "EventsTests", dependencies: ["Events", "ReplayTestSupport"]),
+    .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "ReplayTestSupport"]),
+    .testTarget(name: "EngineTests", dependencies: ["Engine", "ReplayTestSupport"]),
     // End-to-end tests: they run the built `replay` binary, so they depend on it to get it built.
     // Goldens are read by path (`#filePath`), not bundled.
-    .testTarget(name: "ReplayTests", dependencies: ["replay", "Engine"], exclude: ["Goldens"]),
+    .testTarget(
+      name: "ReplayTests", dependencies: ["replay", "Engine", "ReplayTestSupport"],
+      exclude: ["Goldens"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,34 +1,13 @@
 import Events
 import Foundation
+// Re-exported: every file of this target sees the shared test support.
+@_exported import ReplayTestSupport
 import Synchronization
 
 @testable import Engine
 
-/// Runs `body` with a fresh directory that is removed afterwards, so tests run in parallel.
-func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-  let path = FileManager.default.temporaryDirectory
-    .appendingPathComponent("replay-tests-\(UUID().uuidString)").path
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(atPath: path) }
-  return try body(path)
-}
-
-/// A deterministic generator for seeded random loops (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
-  }
-}
+/// The shared generator's former name here.
+typealias SeededGenerator = SplitMix64
 
 /// A configuration with a fixed clock, ids derived from the sequence number, no fsync (tests
 /// do not need durability), and reports collected.

@@ -171,7 +171,7 @@ import Testing
 
 @Suite struct SHA256MidstateTests {
   @Test func resumingFromAMidstateGivesTheSameDigest() throws {
-    var generator = SplitMix64(seed: 0x5348_4132)
+    var generator = SplitMix64(seed: TestSeed.make(fallback: 0x5348_4132))
     let message = (0..<1000).map { _ in UInt8.random(in: 0...255, using: &generator) }
     for split in [0, 1, 55, 63, 64, 65, 500, 999, 1000] {
       var first = SHA256()

@@ -294,11 +294,8 @@ private func generateLog(
   }
 
   @Test func theZooCorpusIsTheSeedFileByteForByte() throws {
-    var root = URL(fileURLWithPath: #filePath)
-    for _ in 0..<4 { root.deleteLastPathComponent() }
-    let seed = try Data(
-      contentsOf: root.appendingPathComponent("eventlogs/seed-data/taipei-zoo-animals.json"))
-    #expect(Array(ZooCorpus.json.utf8) == Array(seed))
+    let seed = try RepositoryFiles.seedData("taipei-zoo-animals.json")
+    #expect(Array(ZooCorpus.json.utf8) == seed)
     #expect(ZooCorpus.records.count == 20)
     #expect(ZooCorpus.records.first?.nameChinese == "大貓熊")
   }

@@ -6,17 +6,7 @@ import Testing
 
 /// The real source files: the repository's copy in `eventlogs/seed-data`, or `$REPLAY_SEED_DATA`.
 enum SeedData {
-  static let directory: String = {
-    if let path = ProcessInfo.processInfo.environment["REPLAY_SEED_DATA"], !path.isEmpty {
-      return path
-    }
-    // The repository's copy, eventlogs/seed-data (found from this file: Tests/<target>/...).
-    var url = URL(fileURLWithPath: #filePath)
-    while url.pathComponents.count > 1, url.lastPathComponent != "Tests" {
-      url.deleteLastPathComponent()
-    }
-    return url.deletingLastPathComponent().appendingPathComponent("eventlogs/seed-data").path
-  }()
+  static var directory: String { RepositoryFiles.seedDataDirectory }
 
   static func path(_ name: String) -> String { directory + "/" + name }
 

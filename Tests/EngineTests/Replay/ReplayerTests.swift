@@ -7,12 +7,7 @@ import Testing
 
 /// The shipped sample log, copied into a test's directory.
 func copySampleLog(to directory: String) throws -> String {
-  var root = URL(fileURLWithPath: #filePath)
-  while root.pathComponents.count > 1, root.lastPathComponent != "Tests" {
-    root.deleteLastPathComponent()
-  }
-  let source = root.deletingLastPathComponent().appendingPathComponent("eventlogs/sample.jsonl")
-    .path
+  let source = RepositoryFiles.sampleLog
   let path = directory + "/sample.jsonl"
   try FileManager.default.copyItem(atPath: source, toPath: path)
   return path
@@ -100,8 +95,7 @@ func referenceModels(_ events: ArraySlice<RecordedEvent>, upTo instant: Timestam
       #expect(built.checkpointsSaved == Array(stride(from: 10, through: 140, by: 10)))
       #expect(store.entries().map(\.sequence) == built.checkpointsSaved)
       let plain = Replayer(reader: LogReader(path: path))
-      let seed = UInt64.random(in: 0...UInt64.max)
-      print("checkpointPlusTailEqualsAFullReplayAtRandomPoints seed \(seed)")
+      let seed = TestSeed.make("checkpointPlusTailEqualsAFullReplayAtRandomPoints")
       var generator = SeededGenerator(seed: seed)
       let log = ReportCollector()
       let replayer = Replayer(
@@ -244,8 +238,7 @@ func referenceModels(_ events: ArraySlice<RecordedEvent>, upTo instant: Timestam
       _ = try Replayer(reader: LogReader(path: path), checkpoints: store).readModels(
         at: .end, saveEvery: 700)
       #expect(store.entries().count == 8)
-      let seed = UInt64.random(in: 0...UInt64.max)
-      print("checkpointPlusTailEqualsAFullReplayOnAGeneratedLog seed \(seed)")
+      let seed = TestSeed.make("checkpointPlusTailEqualsAFullReplayOnAGeneratedLog")
       var random = SeededGenerator(seed: seed)
       let withCheckpoints = Replayer(reader: LogReader(path: path), checkpoints: store)
       let fromScratch = Replayer(reader: LogReader(path: path))

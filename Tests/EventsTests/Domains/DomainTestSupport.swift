@@ -1,38 +1,15 @@
 import Foundation
+import ReplayTestSupport
 
 @testable import Events
 
-/// A seeded generator (SplitMix64), so random tests can be replayed from the printed seed.
-struct DomainRandom: RandomNumberGenerator {
-  private var state: UInt64
+/// The shared generator's former name here.
+typealias DomainRandom = SplitMix64
 
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  /// The seed for a test run: `DOMAIN_TEST_SEED` from the environment, or a fixed default.
+extension SplitMix64 {
+  /// The seed for a test run: `REPLAY_TEST_SEED` from the environment, or a fixed default.
   static func seed(for test: String) -> UInt64 {
-    let seed =
-      ProcessInfo.processInfo.environment["DOMAIN_TEST_SEED"].flatMap { UInt64($0) }
-      ?? 0x5EED_2026_1122
-    print("\(test): seed \(seed) (set DOMAIN_TEST_SEED to replay another)")
-    return seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
-  }
-
-  mutating func chance(_ probability: Double) -> Bool {
-    Double.random(in: 0..<1, using: &self) < probability
-  }
-
-  mutating func pick<Element>(_ elements: [Element]) -> Element {
-    elements[Int.random(in: 0..<elements.count, using: &self)]
+    seed(for: test, fallback: 0x5EED_2026_1122)
   }
 
   /// Pieces that stress the codec: Chinese, emoji (with joiners), `\r\n`, a byte-order mark,

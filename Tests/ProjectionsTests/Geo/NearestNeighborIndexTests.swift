@@ -9,8 +9,9 @@ import Testing
   /// The oracle: every point's nearest, for each k, equals a scan of every point.
   @Test(arguments: PointDistribution.allCases, sizes)
   func everyPointsNearestEqualBruteForce(distribution: PointDistribution, size: Int) {
-    let seed = seed(distribution, size, salt: 1)
-    print("everyPointsNearestEqualBruteForce \(distribution) \(size): seed \(seed)")
+    let seed = TestSeed.make(
+      "everyPointsNearestEqualBruteForce \(distribution) \(size)",
+      fallback: seed(distribution, size, salt: 1))
     var generator = SplitMix64(seed: seed)
     let points = makePoints(distribution, count: size, using: &generator)
     let ids = makeIDs(count: size, using: &generator)
@@ -31,8 +32,9 @@ import Testing
 
   @Test(arguments: PointDistribution.allCases, sizes)
   func nearestToAnyPositionEqualBruteForce(distribution: PointDistribution, size: Int) {
-    let seed = seed(distribution, size, salt: 2)
-    print("nearestToAnyPositionEqualBruteForce \(distribution) \(size): seed \(seed)")
+    let seed = TestSeed.make(
+      "nearestToAnyPositionEqualBruteForce \(distribution) \(size)",
+      fallback: seed(distribution, size, salt: 2))
     var generator = SplitMix64(seed: seed)
     let points = makePoints(distribution, count: size, using: &generator)
     let ids = makeIDs(count: size, using: &generator)
@@ -128,7 +130,7 @@ import Testing
   }
 
   @Test func askingForMoreThanTheOtherPointsReturnsAllOthers() {
-    var generator = SplitMix64(seed: 0x5EED_0003)
+    var generator = SplitMix64(seed: TestSeed.make(fallback: 0x5EED_0003))
     let points = makePoints(.uniform, count: 5, using: &generator)
     let ids = makeIDs(count: 5, using: &generator)
     let index = NearestNeighborIndex(points: points, ids: ids)
@@ -185,7 +187,7 @@ import Testing
   }
 
   @Test func everyPointsNearestInOneCallEqualsOneQueryPerPoint() {
-    var generator = SplitMix64(seed: 0x5EED_0004)
+    var generator = SplitMix64(seed: TestSeed.make(fallback: 0x5EED_0004))
     let points = makePoints(.mixed, count: 500, using: &generator)
     let ids = makeIDs(count: 500, using: &generator)
     let index = NearestNeighborIndex(points: points, ids: ids)
@@ -203,7 +205,7 @@ import Testing
   }
 
   @Test func aReusedQueryGivesTheSameAnswersAsFreshOnes() {
-    var generator = SplitMix64(seed: 0x5EED_0005)
+    var generator = SplitMix64(seed: TestSeed.make(fallback: 0x5EED_0005))
     let points = makePoints(.clustered, count: 300, using: &generator)
     let ids = makeIDs(count: 300, using: &generator)
     let index = NearestNeighborIndex(points: points, ids: ids)

@@ -1,42 +1,13 @@
 import Events
 import Foundation
+// Re-exported: every file of this target sees the shared test support.
+@_exported import ReplayTestSupport
 import Testing
 
 @testable import Projections
 
-/// A seeded generator (SplitMix64), so random tests can be replayed from the printed seed.
-struct TestRandom: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  /// The seed for a test run: `PROJECTIONS_TEST_SEED` from the environment, or `fallback`.
-  static func seed(for test: String, fallback: UInt64) -> UInt64 {
-    let seed =
-      ProcessInfo.processInfo.environment["PROJECTIONS_TEST_SEED"].flatMap { UInt64($0) }
-      ?? fallback
-    print("\(test): seed \(seed) (set PROJECTIONS_TEST_SEED to replay another)")
-    return seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var value = state
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
-  }
-
-  mutating func chance(_ probability: Double) -> Bool {
-    Double.random(in: 0..<1, using: &self) < probability
-  }
-
-  mutating func pick<Element>(_ elements: [Element]) -> Element {
-    elements[Int.random(in: 0..<elements.count, using: &self)]
-  }
-}
+/// The shared generator's former name here.
+typealias TestRandom = SplitMix64
 
 /// The context of the `sequence`th event of a test log (stream version 1, a fixed clock).
 func context(_ sequence: Int64) -> EventContext {

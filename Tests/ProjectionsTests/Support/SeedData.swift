@@ -3,19 +3,10 @@ import Foundation
 
 @testable import Projections
 
-/// The real seed data (the repository's copy in `eventlogs/seed-data`, or `SEED_DATA_DIR`), turned
+/// The real seed data (the repository's copy in `eventlogs/seed-data`, or `REPLAY_SEED_DATA`), turned
 /// into domain events the simple way: these tests pin the read models, not an importer.
 enum SeedData {
-  static let directory: URL = {
-    if let path = ProcessInfo.processInfo.environment["SEED_DATA_DIR"] {
-      return URL(fileURLWithPath: path)
-    }
-    var folder = URL(fileURLWithPath: #filePath)
-    while folder.pathComponents.count > 1, folder.lastPathComponent != "Tests" {
-      folder.deleteLastPathComponent()
-    }
-    return folder.deletingLastPathComponent().appendingPathComponent("eventlogs/seed-data")
-  }()
+  static let directory = URL(fileURLWithPath: RepositoryFiles.seedDataDirectory)
 
   static func json(_ name: String) throws -> JSONValue {
     let data = try Data(contentsOf: directory.appendingPathComponent(name))

@@ -1,4 +1,6 @@
 import Foundation
+// Re-exported: every file of this target sees the shared test support.
+@_exported import ReplayTestSupport
 
 /// Runs the built `replay` binary, as a user would.
 struct ReplayProcess {
@@ -78,15 +80,6 @@ struct ReplayProcess {
       output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
       error: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
   }
-}
-
-/// Runs `body` with a fresh directory that is removed afterwards.
-func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-  let path = FileManager.default.temporaryDirectory
-    .appendingPathComponent("replay-e2e-\(UUID().uuidString)").path
-  try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(atPath: path) }
-  return try body(path)
 }
 
 func fileBytes(_ path: String) -> [UInt8] {

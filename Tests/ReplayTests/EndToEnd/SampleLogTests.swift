@@ -2,13 +2,7 @@ import Foundation
 import Testing
 
 /// The repository's root, found from this file (Tests/ReplayTests/EndToEnd/...).
-let repositoryRoot: URL = {
-  var url = URL(fileURLWithPath: #filePath)
-  while url.pathComponents.count > 1, url.lastPathComponent != "Tests" {
-    url.deleteLastPathComponent()
-  }
-  return url.deletingLastPathComponent()
-}()
+let repositoryRoot = RepositoryFiles.root
 
 @Suite struct SampleLogTests {
   static let sample = repositoryRoot.appendingPathComponent("eventlogs/sample.jsonl").path
