@@ -1,10 +1,11 @@
+import Foundation
 import Testing
 
 @testable import Events
 
 @Suite struct CRC32CTests {
   /// The checksum computed one bit at a time, straight from the polynomial: the oracle for the
-  /// table-driven slicing-by-8 code.
+  /// table-driven slicing-by-16 code and the hardware instructions.
   static func bitwiseChecksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
     var value: UInt32 = 0xFFFF_FFFF
     for byte in bytes {
@@ -30,6 +31,83 @@ import Testing
   func checksumMatchesRFC3720Vector(name: String, bytes: [UInt8], expected: UInt32) {
     #expect(CRC32C.checksum(of: bytes) == expected)
     #expect(Self.bitwiseChecksum(bytes) == expected)
+    bytes.withUnsafeBytes { buffer in
+      #expect(CRC32C.softwareChecksum(buffer) == expected)
+      if CRC32C.implementation != .software {
+        #expect(CRC32C.hardwareChecksum(buffer) == expected)
+      }
+    }
+  }
+
+  @Test func reportsTheImplementationThisCPUSupports() {
+    print("CRC-32C implementation on this machine: \(CRC32C.implementation)")
+    #if arch(x86_64)
+      #expect(CRC32C.implementation == .x86SSE42 || CRC32C.implementation == .software)
+    #elseif arch(arm64)
+      #expect(CRC32C.implementation == .arm64CRC32 || CRC32C.implementation == .software)
+    #else
+      #expect(CRC32C.implementation == .software)
+    #endif
+    // Every x86-64 CPU since 2008 and every arm64 CPU Swift runs on has the instructions; a
+    // fallback there means detection is broken. REPLAY_EXPECT_SOFTWARE_CRC=1 accepts it (an
+    // emulator without them).
+    if ProcessInfo.processInfo.environment["REPLAY_EXPECT_SOFTWARE_CRC"] != "1" {
+      #if arch(x86_64) || arch(arm64)
+        #expect(CRC32C.implementation != .software)
+      #endif
+    }
+  }
+
+  @Test func hardwareSoftwareAndBitwiseAgreeForEveryLengthUpTo4096() throws {
+    try #require(CRC32C.implementation != .software, "no CRC-32C instructions on this CPU")
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    // One random buffer with 7 bytes of slack, so each length is also tried off alignment.
+    let bytes = random.bytes(count: 4096 + 7)
+    var mismatches: [String] = []
+    bytes.withUnsafeBytes { whole in
+      for length in 0...4096 {
+        let offset = length % 8
+        let buffer = UnsafeRawBufferPointer(rebasing: whole[offset..<offset + length])
+        let expected = Self.bitwiseChecksum(buffer)
+        let continuing = UInt32(truncatingIfNeeded: length &* 0x9E37_79B9)
+        let software = CRC32C.softwareChecksum(buffer)
+        let hardware = CRC32C.hardwareChecksum(buffer)
+        let softwareContinuing = CRC32C.softwareChecksum(buffer, continuing: continuing)
+        let hardwareContinuing = CRC32C.hardwareChecksum(buffer, continuing: continuing)
+        if software != expected || hardware != expected
+          || softwareContinuing != hardwareContinuing
+        {
+          mismatches.append("length \(length) at offset \(offset)")
+        }
+      }
+    }
+    #expect(mismatches.isEmpty, "\(mismatches.prefix(5)), seed \(seed)")
+  }
+
+  @Test(arguments: [1, 3, 8, 13, 64, 300])
+  func hardwareAndSoftwareAgreeAcrossContinuingSplits(pieceLength: Int) throws {
+    try #require(CRC32C.implementation != .software, "no CRC-32C instructions on this CPU")
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    for _ in 0..<50 {
+      let bytes = random.bytes(count: Int.random(in: 0...2000, using: &random))
+      let expected = Self.bitwiseChecksum(bytes)
+      var software: UInt32 = 0
+      var hardware: UInt32 = 0
+      bytes.withUnsafeBytes { buffer in
+        var start = 0
+        while start < buffer.count {
+          let end = min(buffer.count, start + pieceLength)
+          let piece = UnsafeRawBufferPointer(rebasing: buffer[start..<end])
+          software = CRC32C.softwareChecksum(piece, continuing: software)
+          hardware = CRC32C.hardwareChecksum(piece, continuing: hardware)
+          start = end
+        }
+      }
+      #expect(software == expected, "length \(bytes.count), seed \(seed)")
+      #expect(hardware == expected, "length \(bytes.count), seed \(seed)")
+    }
   }
 
   @Test func checksumOfNothingIsZeroAndContinuingOverNothingChangesNothing() {
