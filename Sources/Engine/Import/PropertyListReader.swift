@@ -15,7 +15,14 @@ import Foundation
 ///
 /// Binary property lists (`bplist00`) are read with `PropertyListSerialization`; their
 /// dictionaries' keys come out sorted, as the format keeps no order that Foundation exposes.
+///
+/// Arrays and dictionaries nest at most `maximumDepth` levels deep, as in JSON sources: deeper
+/// nesting is an error, never a crash.
 enum PropertyListReader {
+  /// How deep arrays and dictionaries may nest: the same limit as JSON's
+  /// (`JSONCursor.maximumDepth`, 512), so that a source is held to one limit in either format.
+  static let maximumDepth = JSONCursor.maximumDepth
+
   /// Parses an XML property list.
   /// - Throws: `ImportError.notPropertyList` with the line and column `XMLParser` stopped at.
   static func readXML(_ bytes: [UInt8], source: String) throws(ImportError) -> JSONValue {
@@ -41,6 +48,19 @@ enum PropertyListReader {
   /// Parses a binary property list.
   /// - Throws: `ImportError.notPropertyList`.
   static func readBinary(_ bytes: [UInt8], source: String) throws(ImportError) -> JSONValue {
+    switch BinaryPropertyListDepth.check(bytes, limit: maximumDepth) {
+    case .withinLimit:
+      break
+    case .tooDeep:
+      throw ImportError.notPropertyList(
+        source: source, line: nil, column: nil,
+        problem: "expected at most \(maximumDepth) levels of nesting, found deeper arrays or "
+          + "dictionaries in the binary property list")
+    case .malformed(let problem):
+      throw ImportError.notPropertyList(
+        source: source, line: nil, column: nil,
+        problem: "the binary property list cannot be read (\(problem))")
+    }
     let object: Any
     do {
       object = try PropertyListSerialization.propertyList(from: Data(bytes), format: nil)
@@ -128,10 +148,15 @@ enum PropertyListReader {
       switch elementName {
       case "plist", "true", "false":
         break
-      case "dict":
-        stack.append(.dictionary([], pendingKey: nil))
-      case "array":
-        stack.append(.array([]))
+      case "dict", "array":
+        guard stack.count < PropertyListReader.maximumDepth else {
+          fail(
+            parser,
+            "expected at most \(PropertyListReader.maximumDepth) levels of nesting, "
+              + "found a deeper <\(elementName)>")
+          return
+        }
+        stack.append(elementName == "dict" ? .dictionary([], pendingKey: nil) : .array([]))
       case _ where Self.scalarElements.contains(elementName):
         text = ""
       default:
