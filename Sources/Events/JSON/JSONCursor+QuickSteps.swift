@@ -84,4 +84,60 @@ extension JSONCursor {
     }
     return flags < 0x80
   }
+
+  /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?` with at most 19 significant digits, a significand within
+  /// 2^53 and at most 22 fraction digits, computed exactly as `DecimalParsing.fastPath` computes
+  /// it, in one pass (the quick step of `readDouble`); `nil` (cursor untouched) for anything else, exponents included.
+  @usableFromInline
+  mutating func plainDecimal() -> Double? {
+    var index = position
+    let negative = index < end && base[index] == 0x2D
+    if negative { index += 1 }
+    guard index < end, base[index] &- 0x30 < 10 else { return nil }
+    if base[index] == 0x30, index + 1 < end, base[index + 1] &- 0x30 < 10 { return nil }
+    var significand: UInt64 = 0
+    var digits = 0
+    var exponent = 0
+    while index < end, base[index] &- 0x30 < 10 {
+      significand = significand &* 10 &+ UInt64(base[index] &- 0x30)
+      if significand != 0 { digits += 1 }
+      index += 1
+    }
+    if index < end, base[index] == 0x2E {
+      index += 1
+      guard index < end, base[index] &- 0x30 < 10 else { return nil }
+      while index < end, base[index] &- 0x30 < 10 {
+        significand = significand &* 10 &+ UInt64(base[index] &- 0x30)
+        if significand != 0 { digits += 1 }
+        exponent -= 1
+        index += 1
+      }
+    }
+    guard digits <= 19, significand <= 1 << 53, exponent >= -22,
+      index >= end || base[index] | 0x20 != 0x65
+    else { return nil }
+    var value = Double(significand)
+    if exponent < 0 { value /= DecimalParsing.powersOfTen[-exponent] }
+    position = index
+    return negative ? -value : value
+  }
+
+  /// The string of `count` bytes at offset `start` (content without escapes): from the
+  /// short-string cache when the cursor has one and a whole slot can be read.
+  @inlinable @inline(__always)
+  func makeString(start: Int, count: Int) -> String {
+    if let strings, count <= StringCache.maximumLength,
+      start + StringCache.maximumLength <= end + readableSlack
+    {
+      return strings._withUnsafeGuaranteedRef { $0.string(base + start, count: count) }
+    }
+    return String(decoding: UnsafeBufferPointer(start: base + start, count: count), as: UTF8.self)
+  }
+
+  /// The decoded string a slice of this cursor's text holds, as `readString` makes it.
+  @inlinable @inline(__always)
+  func makeString(_ slice: JSONStringSlice) -> String {
+    if slice.hasEscapes { return slice.string(base: base) }
+    return makeString(start: slice.start, count: slice.end - slice.start)
+  }
 }
