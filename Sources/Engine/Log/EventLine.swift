@@ -33,8 +33,7 @@ public struct EventLine {
     self.offset = offset
   }
 
-  /// The event's id. The decoder checked its shape; the characters were written by the engine
-  /// and are covered by the checksum.
+  /// The event's id. The decoder checked that it is a UUID.
   public var id: EventID {
     EventID(utf8: UnsafeBufferPointer(start: base + idOffset, count: 36))
       ?? EventID(high: 0, low: 0)
@@ -89,9 +88,11 @@ public struct EventLine {
   }
 
   /// The audit fields (`meta`); empty when the line has none.
+  ///
+  /// The line decoder read `meta` with the same reader and refused the line if it broke the
+  /// format (an unknown key, a value that is not a string), so this cannot fail.
   public func metadata() -> EventMetadata {
     guard let metaRange else { return EventMetadata() }
-    // The range was validated when the line was decoded.
     return (try? LogLineCodec.decodeMetadata(base: base, range: metaRange)) ?? EventMetadata()
   }
 

@@ -100,6 +100,7 @@ public struct LogReader: Sendable {
     var deliveredEnd = position.offset
     var reachedLast = false
     let path = self.path
+    var memo = LogLineCodec.Memo()
     let outcome = try LineScanner(readSize: readSize).scan(file, from: position.offset, to: end) {
       base, length, offset in
       if let last, expectedSequence > last {
@@ -109,7 +110,8 @@ public struct LogReader: Sendable {
       let lineNumber = Int(expectedSequence)
       let line: EventLine
       do throws(LogLineCodec.Problem) {
-        line = try LogLineCodec.decode(base, length: length, lineNumber: lineNumber, offset: offset)
+        line = try LogLineCodec.decode(
+          base, length: length, lineNumber: lineNumber, offset: offset, memo: &memo)
       } catch {
         throw EngineError.corruptLine(
           path: path, line: lineNumber, offset: offset, problem: error.message)

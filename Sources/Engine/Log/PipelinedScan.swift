@@ -137,6 +137,7 @@ struct PipelinedScan {
     var lineNumber = start.sequence
     // A line cut by the end of a chunk moves to the start of the next one.
     var carry: [UInt8] = []
+    var memo = LogLineCodec.Memo()
     while !shared.stop.load(ordering: .relaxed) {
       let chunk = shared.empty.take()
       if shared.stop.load(ordering: .relaxed) { return }
@@ -186,7 +187,7 @@ struct PipelinedScan {
           chunk.lines.append(
             try LogLineCodec.decode(
               chunk.storage + lineStart, length: newline - lineStart, lineNumber: Int(lineNumber),
-              offset: chunkOffset + Int64(lineStart)))
+              offset: chunkOffset + Int64(lineStart), memo: &memo))
         } catch {
           chunk.failure = EngineError.corruptLine(
             path: path, line: Int(lineNumber), offset: chunkOffset + Int64(lineStart),

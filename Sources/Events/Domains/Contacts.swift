@@ -31,7 +31,7 @@ public struct ContactID: Hashable, Sendable, Comparable, CustomStringConvertible
   public static func < (lhs: ContactID, rhs: ContactID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-extension ContactID: PayloadText {}
+extension ContactID: PayloadIdentifier {}
 
 /// A contact's phone numbers; each is `nil` when the source lacks it or has it empty.
 ///
@@ -366,13 +366,30 @@ extension ContactID {
   static func decodeWithSource(
     _ cursor: inout JSONCursor, type: String, strict: Bool
   ) throws(EventsError) -> (ContactID, String?) {
+    let (id, source) = try decodeFavoritePayload(
+      &cursor, type: type, strict: strict, readingSource: true)
+    let text = cursor.makeString(id)
+    return (ContactID(unchecked: text), source)
+  }
+
+  /// The one decoder of both favourite events' payload, `{"id","source"?}`: where the id lies
+  /// (checked as `ContactID.init(_:)` checks it) and, when `readingSource`, the source (else
+  /// skipped). Replay's `EventVocabulary.favoriteToggle` uses the id's bytes as they are.
+  static func decodeFavoritePayload(
+    _ cursor: inout JSONCursor, type: String, strict: Bool, readingSource: Bool
+  ) throws(EventsError) -> (id: JSONStringSlice, source: String?) {
     let scope = PayloadScope(type: type, layout: ContactFavorited.layout, strict: strict)
-    var id: ContactID?
+    var id: JSONStringSlice?
     var source: String?
     try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
       switch field {
-      case 0: id = try cursor.decodeText(ContactID.self, field, scope)
-      default: source = try cursor.decodeOptionalString(field, scope)
+      case 0: id = try cursor.decodeIdentifier(field, scope)
+      default:
+        if readingSource {
+          source = try cursor.decodeOptionalString(field, scope)
+        } else {
+          try cursor.skipString(field, scope)
+        }
       }
     }
     return (try scope.required(id, 0), source)
@@ -455,24 +472,35 @@ public struct ContactUpdated: EventPayload, Hashable {
   /// `record` with this update's changes applied.
   public func applied(to record: ContactRecord) -> ContactRecord {
     var result = record
-    if let name { result.name = name }
-    func apply<Value>(_ change: FieldChange<Value>?, _ field: inout Value?) {
-      if let change { field = change.newValue }
-    }
-    apply(companyName, &result.companyName)
-    apply(smallImageURL, &result.smallImageURL)
-    apply(largeImageURL, &result.largeImageURL)
-    apply(emailAddress, &result.emailAddress)
-    apply(birthdate, &result.birthdate)
-    apply(workPhone, &result.phone.work)
-    apply(homePhone, &result.phone.home)
-    apply(mobilePhone, &result.phone.mobile)
-    apply(street, &result.address.street)
-    apply(city, &result.address.city)
-    apply(state, &result.address.state)
-    apply(country, &result.address.country)
-    apply(zipCode, &result.address.zipCode)
+    apply(to: &result)
     return result
+  }
+
+  /// Applies this update's changes to `record` in place.
+  public func apply(to record: inout ContactRecord) {
+    // A switch, not `FieldChange.newValue`: generic members are not specialized for callers in
+    // other modules, and read models call this once per update they fold.
+    func assign<Value>(_ change: FieldChange<Value>?, _ field: inout Value?) {
+      switch change {
+      case .none: return
+      case .set(let value): field = value
+      case .cleared: field = nil
+      }
+    }
+    if let name { record.name = name }
+    assign(companyName, &record.companyName)
+    assign(smallImageURL, &record.smallImageURL)
+    assign(largeImageURL, &record.largeImageURL)
+    assign(emailAddress, &record.emailAddress)
+    assign(birthdate, &record.birthdate)
+    assign(workPhone, &record.phone.work)
+    assign(homePhone, &record.phone.home)
+    assign(mobilePhone, &record.phone.mobile)
+    assign(street, &record.address.street)
+    assign(city, &record.address.city)
+    assign(state, &record.address.state)
+    assign(country, &record.address.country)
+    assign(zipCode, &record.address.zipCode)
   }
 
   public var streamName: String { id.streamName }

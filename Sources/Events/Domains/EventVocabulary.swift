@@ -66,17 +66,11 @@ public enum EventVocabulary {
     func payload<Payload: EventPayload>(_: Payload.Type) throws(EventsError) -> Payload {
       try Payload(decoding: &cursor, schemaVersion: schemaVersion, strict: strict)
     }
-    // Replay first tries the writer's exact layout for the commonest payloads (see
-    // `EventVocabulary+FixedLayout.swift`); anything else goes to the general decoders.
-    let fixedLayout = !strict && schemaVersion == 1
     let first = type.first ?? 0
     switch (type.count, first) {
     case (10, 0x53) where matches("StateAdded"):
       return .state(.stateAdded(try payload(StateAdded.self)))
     case (12, 0x5A) where matches("ZipCodeAdded"):
-      if fixedLayout, let (state, zipCode) = cursor.fixedStateAndZipCode() {
-        return .state(.zipCodeAdded(ZipCodeAdded(state: state, zipCode: zipCode)))
-      }
       return .state(.zipCodeAdded(try payload(ZipCodeAdded.self)))
     case (12, 0x43) where matches("ContactAdded"):
       return .contact(.added(try payload(ContactAdded.self)))
@@ -85,14 +79,8 @@ public enum EventVocabulary {
     case (13, 0x4C) where matches("LocationAdded"):
       return .location(.added(try payload(LocationAdded.self)))
     case (13, 0x4C) where matches("LocationMoved"):
-      if fixedLayout, let event = LocationMoved(fixedLayout: &cursor) {
-        return .location(.moved(event))
-      }
       return .location(.moved(try payload(LocationMoved.self)))
     case (14, 0x5A) where matches("ZipCodeRemoved"):
-      if fixedLayout, let (state, zipCode) = cursor.fixedStateAndZipCode() {
-        return .state(.zipCodeRemoved(ZipCodeRemoved(state: state, zipCode: zipCode)))
-      }
       return .state(.zipCodeRemoved(try payload(ZipCodeRemoved.self)))
     case (14, 0x41) where matches("AnimalImported"):
       return .zoo(.imported(try payload(AnimalImported.self)))
@@ -101,39 +89,18 @@ public enum EventVocabulary {
     case (14, 0x43) where matches("ContactUpdated"):
       return .contact(.updated(try payload(ContactUpdated.self)))
     case (15, 0x5A) where matches("ZipCodeModified"):
-      if fixedLayout, let event = ZipCodeModified(fixedLayout: &cursor) {
-        return .state(.zipCodeModified(event))
-      }
       return .state(.zipCodeModified(try payload(ZipCodeModified.self)))
     case (15, 0x4C) where matches("LocationRenamed"):
-      if fixedLayout, let event = LocationRenamed(fixedLayout: &cursor) {
-        return .location(.renamed(event))
-      }
       return .location(.renamed(try payload(LocationRenamed.self)))
     case (15, 0x4C) where matches("LocationRemoved"):
-      if fixedLayout, let event = LocationRemoved(fixedLayout: &cursor) {
-        return .location(.removed(event))
-      }
       return .location(.removed(try payload(LocationRemoved.self)))
     case (16, 0x43) where matches("ContactFavorited"):
-      if fixedLayout, let id = ContactID(fixedLayout: &cursor) {
-        return .contact(.favorited(ContactFavorited(id: id)))
-      }
       return .contact(.favorited(try payload(ContactFavorited.self)))
     case (18, 0x4F) where matches("ObservationRevised"):
-      if fixedLayout, let event = ObservationRevised(fixedLayout: &cursor) {
-        return .observation(.revised(event))
-      }
       return .observation(.revised(try payload(ObservationRevised.self)))
     case (18, 0x4F) where matches("ObservationRemoved"):
-      if fixedLayout, let event = ObservationRemoved(fixedLayout: &cursor) {
-        return .observation(.removed(event))
-      }
       return .observation(.removed(try payload(ObservationRemoved.self)))
     case (18, 0x43) where matches("ContactUnfavorited"):
-      if fixedLayout, let id = ContactID(fixedLayout: &cursor) {
-        return .contact(.unfavorited(ContactUnfavorited(id: id)))
-      }
       return .contact(.unfavorited(try payload(ContactUnfavorited.self)))
     case (19, 0x4F) where matches("ObservationRecorded"):
       return .observation(.recorded(try payload(ObservationRecorded.self)))
@@ -179,6 +146,39 @@ public enum EventVocabulary {
   ) throws(EventsError) -> DomainEvent? {
     try decode(
       type: event.type, schemaVersion: event.schemaVersion, data: event.data, strict: strict)
+  }
+
+  /// Replay's way to the commonest events, `ContactFavorited` and `ContactUnfavorited`:
+  /// whether the event makes the contact a favourite, and the id's UTF-8 bytes, so that the
+  /// contact can be found without making a `String` or a `DomainEvent`. The payload is read by
+  /// the events' own decoder (`ContactID.decodeFavoritePayload`), leniently as replay reads.
+  ///
+  /// - Returns: `nil`, with the cursor untouched, for any other type, a schema version other
+  ///   than 1, an id written with escapes, or a payload the decoder refuses; `decode` then reads
+  ///   the payload (and names what is wrong). Otherwise the cursor is left just after it.
+  public static func favoriteToggle(
+    type: UnsafeBufferPointer<UInt8>, schemaVersion: Int, data cursor: inout JSONCursor
+  ) -> (isFavorite: Bool, contactID: UnsafeBufferPointer<UInt8>)? {
+    let isFavorite: Bool
+    switch type.count {
+    case 16: isFavorite = true
+    case 18: isFavorite = false
+    default: return nil
+    }
+    guard schemaVersion == 1, let base = type.baseAddress,
+      isFavorite
+        ? memcmp(base, ("ContactFavorited" as StaticString).utf8Start, 16) == 0
+        : memcmp(base, ("ContactUnfavorited" as StaticString).utf8Start, 18) == 0
+    else { return nil }
+    var copy = cursor
+    guard
+      let id = try? ContactID.decodeFavoritePayload(
+        &copy, type: isFavorite ? ContactFavorited.eventType : ContactUnfavorited.eventType,
+        strict: false, readingSource: false
+      ).id, !id.hasEscapes
+    else { return nil }
+    cursor = copy
+    return (isFavorite, copy.bytes(of: id))
   }
 
   // MARK: Encoding

@@ -104,7 +104,7 @@ public struct LocationID: Hashable, Sendable, Comparable, CustomStringConvertibl
   public static func < (lhs: LocationID, rhs: LocationID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-extension LocationID: PayloadText {}
+extension LocationID: PayloadIdentifier {}
 
 /// A location as the source (a GeoJSON `Point` feature) holds it.
 public struct LocationRecord: Sendable, Equatable, Hashable {

@@ -64,6 +64,16 @@ protocol PayloadText {
   init(_ text: String) throws(EventsError)
 }
 
+/// An entity id held in a payload: text checked as `DomainText.identifierProblem` checks it
+/// (contact and location ids, state names). Decoders read it with `decodeIdentifier`, whose
+/// quick step needs no `String` to check it.
+protocol PayloadIdentifier: PayloadText {
+  /// What the id must be, for messages.
+  static var expectation: String { get }
+  /// An id whose text was checked as `init(_:)` checks it.
+  init(unchecked text: String)
+}
+
 /// A JSON object nested inside a payload (a coordinate, a phone list, an address).
 protocol PayloadComponent: Sendable, Equatable {
   /// The object's keys in the order `encode(to:)` writes them.
@@ -294,6 +304,55 @@ extension JSONCursor {
     }
     do throws(JSONSyntaxError) {
       return try readString()
+    } catch {
+      throw scope.malformed(error)
+    }
+  }
+
+  /// Reads the entity id held by `field` and returns where it lies, checked as
+  /// `DomainText.identifierProblem` checks it. Quick step: printable ASCII without a space at
+  /// either end is an id whatever it says, and needs no `String`.
+  mutating func decodeIdentifier(
+    _ field: Int, _ scope: PayloadScope, expected: String? = nil
+  ) throws(EventsError) -> JSONStringSlice {
+    skipWhitespace()
+    guard position < end, base[position] == 0x22 else {
+      throw scope.invalid(field, found: describeFoundValue())
+    }
+    let slice: JSONStringSlice
+    do throws(JSONSyntaxError) {
+      slice = try readStringSlice()
+    } catch {
+      throw scope.malformed(error)
+    }
+    let count = slice.end - slice.start
+    if !slice.hasEscapes, count > 0, count <= 200, base[slice.start] != 0x20,
+      base[slice.end - 1] != 0x20, Self.isPrintableASCII(base + slice.start, count: count)
+    {
+      return slice
+    }
+    if let problem = DomainText.identifierProblem(slice.string(base: base)) {
+      throw scope.invalid(field, expected: expected, found: problem)
+    }
+    return slice
+  }
+
+  /// Reads the entity id held by `field` (see `decodeIdentifier`).
+  mutating func decodeText<Value: PayloadIdentifier>(
+    _: Value.Type, _ field: Int, _ scope: PayloadScope
+  ) throws(EventsError) -> Value {
+    Value(unchecked: makeString(try decodeIdentifier(field, scope, expected: Value.expectation)))
+  }
+
+  /// Checks that `field` holds a string or `null`, without making it.
+  mutating func skipString(_ field: Int, _ scope: PayloadScope) throws(EventsError) {
+    if readNull() { return }
+    skipWhitespace()
+    guard position < end, base[position] == 0x22 else {
+      throw scope.invalid(field, found: describeFoundValue())
+    }
+    do throws(JSONSyntaxError) {
+      _ = try readStringSlice()
     } catch {
       throw scope.malformed(error)
     }

@@ -92,7 +92,7 @@ public struct StateName: Hashable, Sendable, Comparable, CustomStringConvertible
   public static func < (lhs: StateName, rhs: StateName) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-extension StateName: PayloadText {}
+extension StateName: PayloadIdentifier {}
 
 // MARK: - Events
 

@@ -112,14 +112,7 @@ public struct JSONCursor {
   /// Reads a string and returns it decoded.
   @inlinable
   public mutating func readString() throws(JSONSyntaxError) -> String {
-    let slice = try readStringSlice()
-    let count = slice.end - slice.start
-    if let strings, !slice.hasEscapes, count <= StringCache.maximumLength,
-      slice.start + StringCache.maximumLength <= end + readableSlack
-    {
-      return strings._withUnsafeGuaranteedRef { $0.string(base + slice.start, count: count) }
-    }
-    return slice.string(base: base)
+    makeString(try readStringSlice())
   }
 
   /// Reads a string and returns where its raw (still escaped) content lies, without copying.
@@ -310,6 +303,9 @@ public struct JSONCursor {
   /// Reads a number as a `Double`; throws if it is not finite.
   @inlinable
   public mutating func readDouble() throws(JSONSyntaxError) -> Double {
+    // Quick step: a plain decimal (`-64.324401`), read and converted in one pass.
+    skipWhitespace()
+    if let value = plainDecimal() { return value }
     let literal = try readNumberLiteral()
     // The literal passed the grammar check; parse it in place (no String, no allocation).
     let value = DecimalParsing.parse(

@@ -445,31 +445,3 @@ public struct ContactRow: Sendable, Equatable {
     writer.endObject()
   }
 }
-
-extension ContactUpdated {
-  /// Applies the update to `record` in place (what `applied(to:)` does, without a copy, and
-  /// without calling `FieldChange`'s generic members, which are not specialized across modules).
-  fileprivate func apply(to record: inout ContactRecord) {
-    func assign<Value>(_ change: FieldChange<Value>?, _ field: inout Value?) {
-      switch change {
-      case .none: return
-      case .set(let value): field = value
-      case .cleared: field = nil
-      }
-    }
-    if let name { record.name = name }
-    assign(companyName, &record.companyName)
-    assign(smallImageURL, &record.smallImageURL)
-    assign(largeImageURL, &record.largeImageURL)
-    assign(emailAddress, &record.emailAddress)
-    assign(birthdate, &record.birthdate)
-    assign(workPhone, &record.phone.work)
-    assign(homePhone, &record.phone.home)
-    assign(mobilePhone, &record.phone.mobile)
-    assign(street, &record.address.street)
-    assign(city, &record.address.city)
-    assign(state, &record.address.state)
-    assign(country, &record.address.country)
-    assign(zipCode, &record.address.zipCode)
-  }
-}

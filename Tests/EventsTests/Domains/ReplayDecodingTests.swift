@@ -2,11 +2,13 @@ import Testing
 
 @testable import Events
 
-/// Replay's fixed-layout shortcuts (`EventVocabulary+FixedLayout.swift`) against the general
-/// lenient decoders: whatever the bytes, both must give the same event or the same error.
-@Suite struct FixedLayoutTests {
-  /// Decodes as replay does: lenient, through `EventVocabulary` (shortcuts first), with a
-  /// short-string cache and the bytes after the payload readable.
+/// Payloads decoded as replay decodes them (lenient, through `EventVocabulary`, with a
+/// short-string cache and the log line's checksum member readable after the payload, which the
+/// decoders' quick steps use): against expected events, and against the same payload decoded
+/// on its own, without cache or slack, where a quick step that read differently would show.
+@Suite struct ReplayDecodingTests {
+  /// Decodes as replay does: lenient, through `EventVocabulary`, with a short-string cache and
+  /// the bytes after the payload readable.
   static func replayDecode(_ type: String, _ data: [UInt8]) -> Result<DomainEvent?, EventsError> {
     // The log line's checksum member follows a payload: 18 readable bytes.
     let padded = data + Array(",\"crc\":\"00000000\"}".utf8)
@@ -33,7 +35,8 @@ import Testing
     }
   }
 
-  /// Decodes with the payload type's own (general) decoder.
+  /// Decodes with the payload type's decoder on the bare bytes: no cache, nothing readable past
+  /// the payload.
   static func generalDecode(_ type: String, _ data: [UInt8]) -> Result<DomainEvent?, EventsError> {
     Result { () throws(EventsError) -> DomainEvent? in
       switch type {
@@ -169,12 +172,12 @@ import Testing
   ]
 
   @Test(arguments: cases)
-  func shortcutAndGeneralDecoderAgree(_ type: String, _ json: String) {
+  func replayContextChangesNothing(_ type: String, _ json: String) {
     Self.expectSameDecoding(type, json)
   }
 
-  /// The favourite shortcut, where it answers, finds the event `decode` finds, and ends where
-  /// it ends; where it does not, it leaves the cursor alone.
+  /// `favoriteToggle`, where it answers, finds the event `decode` finds, and ends where it
+  /// ends; where it does not, it leaves the cursor alone.
   @Test(arguments: cases.filter { $0.0.hasPrefix("Contact") } + [("ContactAdded", #"{"id":"13"}"#)])
   func favoriteToggleAgreesWithDecode(_ type: String, _ json: String) {
     let data = Array(json.utf8)
@@ -194,10 +197,17 @@ import Testing
         let id = String(decoding: toggle.contactID, as: UTF8.self)
         let decoded = try? EventVocabulary.decode(
           type: typeBytes, schemaVersion: 1, data: &decodeCursor, strict: false)
+        // The toggle leaves `source` out: folding a favourite does not use it.
+        let source: String? =
+          switch decoded {
+          case .contact(.favorited(let event)): event.source
+          case .contact(.unfavorited(let event)): event.source
+          default: nil
+          }
         let expected: DomainEvent =
           toggle.isFavorite
-          ? .contact(.favorited(ContactFavorited(id: ContactID(unchecked: id))))
-          : .contact(.unfavorited(ContactUnfavorited(id: ContactID(unchecked: id))))
+          ? .contact(.favorited(ContactFavorited(id: ContactID(unchecked: id), source: source)))
+          : .contact(.unfavorited(ContactUnfavorited(id: ContactID(unchecked: id), source: source)))
         #expect(decoded == expected, "\(type) \(json)")
         #expect(cursor.position == decodeCursor.position, "\(type) \(json)")
         #expect(type == (toggle.isFavorite ? "ContactFavorited" : "ContactUnfavorited"))
@@ -221,13 +231,41 @@ import Testing
     }
   }
 
-  @Test func shortcutsTakeTheWritersLayout() throws {
-    // The commonest payload decodes to the same event through the cache as without it.
-    let event = try Self.replayDecode("ContactFavorited", Array(#"{"id":"13"}"#.utf8)).get()
-    #expect(event == .contact(.favorited(ContactFavorited(id: try ContactID("13")))))
+  /// Expected events for the writer's layout and for what lies just outside each quick step.
+  @Test func quickStepsAndTheirContinuationsGiveTheExpectedEvents() throws {
+    func decoded(_ type: String, _ json: String) throws -> DomainEvent? {
+      try Self.replayDecode(type, Array(json.utf8)).get()
+    }
+    #expect(
+      try decoded("ContactFavorited", #"{"id":"13"}"#)
+        == .contact(.favorited(ContactFavorited(id: try ContactID("13")))))
+    #expect(
+      try decoded("ContactFavorited", #"{ "source" : "c.json", "id" : "\u0031é" }"#)
+        == .contact(.favorited(ContactFavorited(id: try ContactID("1é"), source: "c.json"))))
+    #expect(
+      try decoded(
+        "LocationMoved", #"{"id":"x","coordinate":{"latitude":-64.324401,"longitude":1e2}}"#)
+        == .location(
+          .moved(
+            LocationMoved(
+              id: try LocationID("x"),
+              coordinate: try Coordinate(latitude: -64.324401, longitude: 100)))))
+    #expect(
+      try decoded("ZipCodeModified", #"{"state":"Nuevo León","from":"10001","to":"10002-1234"}"#)
+        == .state(
+          .zipCodeModified(
+            ZipCodeModified(
+              state: try StateName("Nuevo León"), from: try ZipCode("10001"),
+              to: try ZipCode("10002-1234")))))
+    #expect(throws: EventsError.self) { try decoded("ContactFavorited", #"{"id":" 13"}"#) }
+    #expect(throws: EventsError.self) { try decoded("ContactFavorited", #"{"id":13}"#) }
+    #expect(throws: EventsError.self) {
+      try decoded("ZipCodeRemoved", #"{"state":"Guam","zipCode":"9691"}"#)
+    }
   }
 
-  @Test func randomPayloadsDecodeAlikeBothWays() throws {
+  /// decode(encode(x)) == x, decoded as replay decodes, over seeded random payloads.
+  @Test func replayDecodesWhatEncodeWrites() throws {
     let seed = TestSeed.make()
     var random = SplitMix64(seed: seed)
     let alphabet = Array("abc XYZ019-_.é北\"\\/\t".unicodeScalars)
@@ -244,26 +282,23 @@ import Testing
     }
     var checked = 0
     for _ in 0..<2000 {
-      var payloads: [(String, [UInt8])] = []
+      var payloads: [DomainEvent] = []
       if let id = try? ContactID(text(1...20)) {
-        payloads.append(("ContactFavorited", ContactFavorited(id: id).encodedData))
+        payloads.append(.contact(.favorited(ContactFavorited(id: id))))
       }
       if let id = try? LocationID(text(1...40)),
         let coordinate = try? Coordinate(
           latitude: Double.random(in: -90...90, using: &random),
           longitude: Double.random(in: -180...180, using: &random))
       {
-        payloads.append(
-          ("LocationMoved", LocationMoved(id: id, coordinate: coordinate).encodedData))
-        payloads.append(
-          ("LocationRenamed", LocationRenamed(id: id, name: text(0...30)).encodedData))
+        payloads.append(.location(.moved(LocationMoved(id: id, coordinate: coordinate))))
+        payloads.append(.location(.renamed(LocationRenamed(id: id, name: text(0...30)))))
       }
       if let state = try? StateName(text(1...20)), let from = try? ZipCode(zip()),
         let to = try? ZipCode(zip())
       {
-        payloads.append(
-          ("ZipCodeModified", ZipCodeModified(state: state, from: from, to: to).encodedData))
-        payloads.append(("ZipCodeRemoved", ZipCodeRemoved(state: state, zipCode: to).encodedData))
+        payloads.append(.state(.zipCodeModified(ZipCodeModified(state: state, from: from, to: to))))
+        payloads.append(.state(.zipCodeRemoved(ZipCodeRemoved(state: state, zipCode: to))))
       }
       let revision = ObservationRevised(
         id: ObservationID.derived(from: text(0...8)),
@@ -274,11 +309,13 @@ import Testing
           ? Timestamp(
             millisecondsSince1970: Int64.random(in: 0...4_000_000_000_000, using: &random))
           : nil)
-      payloads.append(("ObservationRevised", revision.encodedData))
-      for (type, data) in payloads {
-        let replay = Self.replayDecode(type, data)
-        let general = Self.generalDecode(type, data)
-        #expect(replay == general, "seed \(seed): \(type) \(String(decoding: data, as: UTF8.self))")
+      payloads.append(.observation(.revised(revision)))
+      for event in payloads {
+        let encoded = EventVocabulary.encode(event)
+        let replay = Self.replayDecode(encoded.type, encoded.data)
+        #expect(
+          replay == .success(event),
+          "seed \(seed): \(encoded.type) \(String(decoding: encoded.data, as: UTF8.self))")
         checked += 1
       }
     }
