@@ -1,5 +1,13 @@
 import Events
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// Everything that can go wrong in the engine, each case with where, what was expected and what
 /// was found.
 public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -23,13 +31,22 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
   case undecodableEvent(path: String, sequence: Int64, problem: String)
   /// An event's schema version is newer than this engine understands.
   case unsupportedSchemaVersion(type: String, found: Int, newestKnown: Int, location: String)
+  /// The path names something that is not an event log (not a regular file, or a file whose
+  /// first line is not a log line); nothing was read from or written to it.
+  case notALog(path: String, problem: String)
 
   public var description: String {
     switch self {
     case .fileNotFound(let path):
       return "no such file '\(path)'"
     case .io(let path, let operation, let code):
-      return "\(operation) '\(path)' failed: \(systemErrorMessage(code))"
+      var text = "\(operation) '\(path)' failed: \(systemErrorMessage(code))"
+      if code == EFBIG {
+        text += " (the file would pass the size limit set by 'ulimit -f')"
+      }
+      return text
+    case .notALog(let path, let problem):
+      return "'\(path)' is not an event log: \(problem); it was left untouched"
     case .corruptLine(let path, let line, let offset, let problem):
       return "\(path):\(line): \(problem) (line starts at byte \(offset))"
     case .lockTimeout(let path, let seconds):

@@ -146,22 +146,19 @@ func lineStarts(_ bytes: [UInt8]) -> [Int] {
     }
   }
 
-  @Test func aDamagedLastLineIsIgnoredByReadersWithAWarning() throws {
+  @Test func aDamagedCompleteLastLineIsAnErrorForReaders() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/log.jsonl"
-      let events = try makeSampleLog(at: path)
+      _ = try makeSampleLog(at: path)
       var bytes = try fileBytes(path)
       bytes[bytes.count - 30] ^= 0x01
       try writeBytes(bytes, to: path)
-      let warnings = ReportCollector()
-      var read: [RecordedEvent] = []
-      try LogReader(path: path, warn: { warnings.add($0) }).forEachEvent { line in
-        read.append(line.recordedEvent())
-        return true
+      #expect {
+        _ = try readAll(path)
+      } throws: { error in
+        guard case EngineError.corruptLine(_, let line, _, _) = error else { return false }
+        return line == 6
       }
-      #expect(read == Array(events.dropLast()))
-      #expect(warnings.messages.count == 1)
-      #expect(warnings.messages.first?.contains("ignoring the damaged last line") == true)
     }
   }
 }

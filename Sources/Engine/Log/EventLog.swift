@@ -12,7 +12,11 @@ import Synchronization
 /// - Appending an event id that is already in the log appends nothing and reports where it is;
 ///   the same id with other content is an error.
 /// - By default every append is `fdatasync`ed before it returns (`SyncPolicy.always`).
-/// - Opening a log whose end was torn by a crash cuts the torn tail off and reports it.
+/// - A file that is not a log (not a regular file, or a first line that is no log line) is
+///   refused before a byte of it is changed.
+/// - Opening a log whose end was torn by a crash moves the torn tail into
+///   `<log>.quarantine/`, cuts it off and reports both; any other damage stops the writer.
+/// - Event times never go backwards: a later event is stamped at least the last event's time.
 ///
 /// Thread-safe: appends from several threads are serialized.
 public final class EventLog: Sendable {
@@ -30,6 +34,9 @@ public final class EventLog: Sendable {
   public struct Configuration: Sendable {
     /// The time stamped on appended events.
     public var clock: @Sendable () -> Timestamp
+    /// Whether `clock` is a time someone chose (`--clock`) rather than the system's: a chosen
+    /// time earlier than the last event's is an error, the system's is raised to it.
+    public var clockIsChosen = false
     /// Makes an id for an event appended without one, given the sequence number it will get.
     public var makeEventID: @Sendable (_ sequence: Int64) -> EventID
     /// When appends are synced.
@@ -101,6 +108,8 @@ public final class EventLog: Sendable {
     var index = LogIndex()
     var lineBuffer: [UInt8] = []
     var directorySynced = false
+    /// The last event's time, once read (`nil` until needed, and after another writer's append).
+    var lastTimestamp: Timestamp?
 
     deinit { file?.close() }
   }
@@ -179,7 +188,7 @@ public final class EventLog: Sendable {
     try withLockedLog { state in
       let plan = try self.plan(writes, state: &state)
       guard !plan.newEvents.isEmpty else { return plan.outcomes(appended: []) }
-      let timestamp = configuration.clock()
+      let timestamp = try eventTime(&state)
       let recorded = try write(plan, at: timestamp, chunkSize: Int.max, state: &state)
       return plan.outcomes(appended: recorded)
     }
@@ -197,7 +206,7 @@ public final class EventLog: Sendable {
       guard !plan.newEvents.isEmpty else {
         return ImportSummary(appendedCount: 0, duplicateCount: duplicates, sequences: nil)
       }
-      let timestamp = configuration.clock()
+      let timestamp = try eventTime(&state)
       let first = state.index.lastSequence + 1
       _ = try write(plan, at: timestamp, chunkSize: chunkSize, state: &state, keepEvents: false)
       return ImportSummary(
@@ -243,33 +252,71 @@ public final class EventLog: Sendable {
   }
 
   private func acquireFileLock(_ file: FileDescriptor) throws {
-    if try file.tryLockExclusive() { return }
-    let clock = ContinuousClock()
-    let deadline = clock.now + .milliseconds(Int64(configuration.lockTimeout * 1000))
-    var pause = Duration.microseconds(200)
-    while clock.now < deadline {
-      Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
-      if try file.tryLockExclusive() { return }
-      pause = min(pause * 2, .milliseconds(50))
+    guard try file.lockExclusive(waitingUpTo: configuration.lockTimeout) else {
+      throw EngineError.lockTimeout(path: path, seconds: configuration.lockTimeout)
     }
-    throw EngineError.lockTimeout(path: path, seconds: configuration.lockTimeout)
   }
 
-  /// Brings the index up to the file's committed end, cutting off a torn tail.
+  /// Brings the index up to the file's committed end; moves a torn tail into quarantine and
+  /// cuts it off.
   private func catchUp(_ file: FileDescriptor, _ state: inout State) throws {
     let size = try file.status().size
     if size == state.index.committedEnd { return }
+    if state.index.committedEnd == 0 { try LogStart.check(file, path: path, size: size) }
+    state.lastTimestamp = nil
     let tail = try LogTail.examine(file, path: path)
     if tail.committedEnd < state.index.committedEnd {
       // The file no longer holds what we indexed: start over.
       state.index = LogIndex()
     }
-    try state.index.catchUp(reading: file, with: reader, to: tail.committedEnd)
+    do {
+      try state.index.catchUp(reading: file, with: reader, to: tail.committedEnd)
+    } catch EngineError.corruptLine(let path, let line, let offset, let problem) {
+      throw EngineError.corruptLine(
+        path: path, line: line, offset: offset,
+        problem: problem
+          + "; nothing was written ('replay repair' shows what it would move into quarantine to make the log writable)"
+      )
+    }
     if tail.hasUncommittedBytes, let description = tail.uncommittedDescription {
+      // The bytes survive the cut: they are in quarantine, synced, before the log shrinks.
+      let saved = try Quarantine.save(
+        tail.committedEnd..<tail.fileSize, of: file, logPath: path,
+        afterSequence: tail.lastSequence)
       try file.truncate(to: tail.committedEnd)
       if configuration.syncPolicy == .always { try file.synchronize() }
-      configuration.report("recovered '\(path)': cut \(description)")
+      configuration.report("recovered '\(path)': cut \(description); the bytes are in '\(saved)'")
     }
+  }
+
+  /// The time to stamp on the next write: the clock's, unless that is earlier than the last
+  /// event's (see `Configuration.clockIsChosen`).
+  private func eventTime(_ state: inout State) throws -> Timestamp {
+    let now = configuration.clock()
+    guard state.index.lastSequence > 0, let file = state.file else { return now }
+    let last: Timestamp
+    if let known = state.lastTimestamp {
+      last = known
+    } else {
+      let end = state.index.committedEnd
+      guard let start = try LineScanner.startsOfLastLines(file, count: 1, before: end).first
+      else { return now }
+      last = try recordedEvent(in: file, at: start).timestamp
+      state.lastTimestamp = last
+    }
+    guard now < last else { return now }
+    let sequence = state.index.lastSequence
+    if configuration.clockIsChosen {
+      throw EngineError.invalidEvent(
+        location: nil,
+        problem:
+          "the clock says \(now), earlier than \(last), the time of seq \(sequence) (the last event); event times never go backwards: give a time at or after \(last)"
+      )
+    }
+    configuration.report(
+      "the system clock says \(now), earlier than \(last), the time of seq \(sequence) (the last event): the new events are stamped \(last)"
+    )
+    return last
   }
 
   // MARK: Planning and writing
@@ -536,6 +583,7 @@ public final class EventLog: Sendable {
     }
     state.index.lastSequence = lastSequence
     state.index.committedEnd = written
+    state.lastTimestamp = timestamp
     return recorded
   }
 }

@@ -4,13 +4,14 @@ import Events
 /// them, if anything.
 ///
 /// The end of the log is where a crash leaves its marks, so it gets special rules (see
-/// docs/FORMAT.md, "Recovery"):
+/// docs/FORMAT.md, "Recovery and quarantine"). A torn write is only ever the last write, so:
 /// - bytes after the last `\n` are a line still being written, or torn by a crash;
-/// - a last complete line that fails its checksum is torn too (a crash can leave garbage where
-///   the file grew);
+/// - a last complete line holding a NUL byte is torn too (a file system shows zeros where the
+///   data of an unfinished write never reached the disk; no log line holds a NUL);
 /// - complete lines of a multi-event write whose last line is missing are uncommitted.
-/// Readers stop before all of these; a writer cuts them off and says so. A bad line anywhere
-/// else is corruption and an error.
+/// Readers stop before all of these; a writer moves them into quarantine and cuts them off.
+/// Any other bad line, the last one included, is corruption: readers and writers stop with an
+/// error and `replay repair` is the way out.
 struct LogTail: Equatable {
   /// The file's size when it was examined.
   var fileSize: Int64
@@ -20,7 +21,7 @@ struct LogTail: Equatable {
   var lastSequence: Int64
   /// Bytes after the last `\n`.
   var tornBytes: Range<Int64>?
-  /// The last complete line, when it failed to decode, and why.
+  /// The last complete line, when it holds a NUL byte (a torn write), and why it failed.
   var badLastLine: BadLine?
   /// Complete lines of a multi-event write that never finished.
   var incompleteBatch: IncompleteBatch?
@@ -28,6 +29,8 @@ struct LogTail: Equatable {
   struct BadLine: Error, Equatable {
     var range: Range<Int64>
     var problem: String
+    /// Whether the line holds a NUL byte, which no line a writer wrote does.
+    var holdsNUL = false
   }
 
   struct IncompleteBatch: Equatable {
@@ -75,14 +78,14 @@ struct LogTail: Equatable {
     var end = lastLineEnd
     // Decode the last complete line; when it is bad it is torn, and the one before must be good.
     var candidate = try decodeLastLine(file, before: end, path: path)
-    if case .failure(let bad) = candidate {
+    if case .failure(let bad) = candidate, bad.holdsNUL {
       tail.badLastLine = bad
       end = bad.range.lowerBound
       candidate = try decodeLastLine(file, before: end, path: path)
     }
     guard case .success(let last)? = candidate else {
-      // No line left, or the line before a torn one is bad too: the forward read will report
-      // it with its line number.
+      // No line left, or a bad line that is no torn write: the forward read will report it
+      // with its line number.
       tail.committedEnd = end
       return tail
     }
@@ -136,7 +139,9 @@ struct LogTail: Equatable {
           base, length: buffer.count - 1, lineNumber: 0, offset: start)
         return .success(DecodedSummary(sequence: line.sequence, batch: line.batch))
       } catch {
-        return .failure(BadLine(range: start..<end, problem: error.message))
+        return .failure(
+          BadLine(
+            range: start..<end, problem: error.message, holdsNUL: buffer.contains(0)))
       }
     }
   }

@@ -3,6 +3,11 @@ import Events
 /// Checks a whole log without changing it: every line's checksum and envelope, `seq` gapless
 /// from 1, versions consecutive per stream, ids unique, multi-event writes whole, payloads valid
 /// JSON objects. Unlike a reader it does not stop at the first problem: it lists them all.
+///
+/// It checks the sidecars too: every checkpoint in `<log>.checkpoints/` must cover a prefix the
+/// log still has, with the SHA-256 it recorded (a log cut at a line boundary looks like a valid
+/// shorter log; a checkpoint past its end says otherwise), and it lists the files recovery and
+/// `replay repair` moved into `<log>.quarantine/`.
 public struct LogVerifier: Sendable {
   /// One thing wrong with one line.
   public struct Problem: Sendable, Equatable, CustomStringConvertible {
@@ -33,6 +38,10 @@ public struct LogVerifier: Sendable {
     /// With an expected digest: the digest of the same prefix of this log (`nil` when the log
     /// is shorter than the digest's prefix); a mismatch is also listed in `problems`.
     public var digest: LogDigest?
+    /// Files of bytes cut from this log, kept in `<log>.quarantine/`.
+    public var quarantined: [Quarantine.Entry] = []
+    /// Checkpoints whose prefix was re-hashed and matched.
+    public var checkpointsChecked = 0
 
     /// Whether the log passed.
     public var isValid: Bool { problems.isEmpty }
@@ -73,6 +82,21 @@ public struct LogVerifier: Sendable {
     var hasher = SHA256()
     var digest: LogDigest?
     let newline: [UInt8] = [0x0A]
+    // Checkpoints, nearest first: each one's prefix is hashed on the way past it.
+    let store = CheckpointStore(logPath: path)
+    var anchors: [(entry: CheckpointStore.Entry, anchor: CheckpointStore.Anchor)] = []
+    for entry in store.entries() {
+      do {
+        anchors.append(
+          (entry, try store.load(entry, models: ["contacts"], checkingLog: false).anchor))
+      } catch {
+        problems.append(Problem(line: 0, offset: 0, message: error.description))
+      }
+    }
+    anchors.sort { $0.anchor.offset < $1.anchor.offset }
+    var nextAnchor = 0
+    var prefixHasher = SHA256()
+    var checkpointsChecked = 0
     // Read every complete line, including a damaged last one, so that it is listed.
     let end = tail.badLastLine?.range.upperBound ?? tail.committedEnd
     _ = try LineScanner(readSize: readSize).scan(file, from: 0, to: end) { base, length, offset in
@@ -90,6 +114,26 @@ public struct LogVerifier: Sendable {
             byteCount: offset + Int64(length) + 1)
         }
       }
+      if nextAnchor < anchors.count {
+        prefixHasher.update(UnsafeRawBufferPointer(start: base, count: length))
+        newline.withUnsafeBytes { prefixHasher.update($0) }
+        let end = offset + Int64(length) + 1
+        while nextAnchor < anchors.count, anchors[nextAnchor].anchor.offset <= end {
+          let (entry, anchor) = anchors[nextAnchor]
+          let found = anchor.offset == end ? prefixHasher.finalize() : []
+          if found == anchor.sha256 {
+            checkpointsChecked += 1
+          } else {
+            problems.append(
+              Problem(
+                line: lineNumber, offset: offset,
+                message:
+                  "checkpoint '\(entry.path)' (seq \(entry.sequence)) was built from a log whose first \(anchor.offset) bytes differ from these; some line up to here changed since (delete the checkpoint, or find the change)"
+              ))
+          }
+          nextAnchor += 1
+        }
+      }
       let line: EventLine
       do throws(LogLineCodec.Problem) {
         line = try LogLineCodec.decode(base, length: length, lineNumber: lineNumber, offset: offset)
@@ -97,7 +141,7 @@ public struct LogVerifier: Sendable {
         var message = error.message
         if tail.badLastLine?.range.lowerBound == offset {
           message +=
-            " (the last line: a crash mid-append leaves such a line; the next append cuts it)"
+            " (the last line holds NUL bytes: a torn write; the next append moves it into quarantine)"
         }
         problem(message)
         // Assume the line held the expected event, so one bad line is reported once and not
@@ -214,6 +258,14 @@ public struct LogVerifier: Sendable {
               "the digest covers \(expected.sequence) lines, but the log has only \(lineNumber)"))
       }
     }
+    for (entry, anchor) in anchors[nextAnchor...] {
+      problems.append(
+        Problem(
+          line: 0, offset: 0,
+          message:
+            "the log is shorter than it was: checkpoint '\(entry.path)' covers seq 1...\(entry.sequence) and \(anchor.offset) bytes, but the log's committed events end at seq \(expectedSequence - 1), byte \(end)"
+        ))
+    }
     if let batch = openBatch {
       problems.append(
         Problem(
@@ -224,6 +276,7 @@ public struct LogVerifier: Sendable {
     return Report(
       eventCount: eventCount, streamCount: streamVersions.count,
       lastSequence: expectedSequence - 1, byteCount: tail.fileSize, problems: problems,
-      uncommittedTail: tail.badLastLine == nil ? tail.uncommittedDescription : nil, digest: digest)
+      uncommittedTail: tail.badLastLine == nil ? tail.uncommittedDescription : nil, digest: digest,
+      quarantined: Quarantine.entries(forLog: path), checkpointsChecked: checkpointsChecked)
   }
 }

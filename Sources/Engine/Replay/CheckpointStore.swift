@@ -302,6 +302,31 @@ public struct CheckpointStore: Sendable {
       : "the log's first \(loaded.anchor.offset) bytes hash to \(SHA256.hex(digest)), not \(SHA256.hex(loaded.anchor.sha256))"
   }
 
+  /// The multi-event write that the line ending at `end` of the log at `path` belongs to, when
+  /// that write goes on past seq `sequence` (a checkpoint saved inside a write, say).
+  static func write(
+    endingAt end: Int64, of path: String, through sequence: Int64
+  ) throws -> ClosedRange<Int64>? {
+    let file = try FileDescriptor.open(path, .readOnly)
+    defer { file.close() }
+    guard let start = try LineScanner.startsOfLastLines(file, count: 1, before: end).first else {
+      return nil
+    }
+    let bytes = try file.readFully(count: Int(end - start), at: start)
+    return try bytes.withUnsafeBufferPointer { buffer -> ClosedRange<Int64>? in
+      guard let base = buffer.baseAddress, buffer.count > 1 else { return nil }
+      do throws(LogLineCodec.Problem) {
+        let line = try LogLineCodec.decode(
+          base, length: buffer.count - 1, lineNumber: Int(sequence), offset: start)
+        guard let batch = line.batch, batch.upperBound > sequence else { return nil }
+        return batch
+      } catch {
+        throw EngineError.corruptLine(
+          path: path, line: Int(sequence), offset: start, problem: error.message)
+      }
+    }
+  }
+
   /// Deletes every checkpoint and the interval setting.
   public func removeAll() throws {
     if FileManager.default.fileExists(atPath: directory) {

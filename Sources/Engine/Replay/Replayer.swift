@@ -125,9 +125,14 @@ public struct Replayer: Sendable {
     let newline: [UInt8] = [0x0A]
     // Where the last line read ends and its sample: what a checkpoint there is tied to.
     var lastLine: (end: Int64, sample: CheckpointStore.Anchor.Sample)?
+    // The write the event at `--at` belongs to, when that write holds more events after it.
+    var splitWrite: ClosedRange<Int64>?
     // The reader stops after `last`: every line handed out is at or before it.
     try reader.forEachEvent(from: position, through: last) { line in
       eventsRead += 1
+      if line.sequence == last, let batch = line.batch, batch.upperBound > line.sequence {
+        splitWrite = batch
+      }
       if needsDigest {
         hasher.update(line.bytes)
         newline.withUnsafeBytes { hasher.update($0) }
@@ -188,6 +193,23 @@ public struct Replayer: Sendable {
         location: reader.path,
         problem: "the log has \(lastSequence) events; there is no seq \(target)")
     }
+    if case .sequence(let target) = point, startedFrom == target, !entries.isEmpty {
+      splitWrite = try CheckpointStore.write(
+        endingAt: position.offset, of: reader.path, through: target)
+    }
+    if let batch = splitWrite, case .sequence(let target) = point {
+      // Readers see a multi-event write whole or not at all: no one ever saw this state.
+      throw EngineError.invalidEvent(
+        location: reader.path,
+        problem:
+          "seq \(target) is inside the atomic write of events \(batch.lowerBound)...\(batch.upperBound), a state no reader could see; use --at \(batch.lowerBound - 1) (before that write) or --at \(batch.upperBound) (after it)"
+      )
+    }
+    if point == .end, let newest = entries.last, newest.sequence > lastSequence {
+      reader.warn(
+        "'\(reader.path)' ends at seq \(lastSequence), but it had a checkpoint at seq \(newest.sequence) (\(newest.path)): the log is shorter than it was; 'replay verify' says more"
+      )
+    }
     if let lastLine, !existing.contains(lastSequence) {
       let anchor = CheckpointStore.Anchor(
         offset: lastLine.end, sha256: hasher.finalize(), midstate: hasher.midstate,
@@ -240,7 +262,9 @@ public struct Replayer: Sendable {
           // Some event it covers is later than the instant: it holds too much.
           continue
         }
-        explain("starting from the checkpoint at seq \(loaded.sequence)")
+        explain(
+          "starting from the checkpoint at seq \(loaded.sequence) (trusted because the log is at least \(loaded.anchor.offset) bytes long and its \(loaded.anchor.samples.count) sample lines are unchanged; the lines between them are not re-read: 'replay verify' re-hashes every checkpoint's prefix)"
+        )
         return loaded
       } catch {
         explain(error.description)

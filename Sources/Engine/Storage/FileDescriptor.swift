@@ -21,26 +21,37 @@ struct FileDescriptor: Sendable {
     case appendCreating
   }
 
-  /// Opens `path`.
+  /// Opens `path`, which must be a regular file (or, for `.appendCreating`, missing).
+  ///
+  /// A FIFO, a device, a socket or a directory is refused at once: the descriptor is opened
+  /// non-blocking, so a FIFO with no writer cannot hang the caller, and its kind is checked
+  /// before a byte is read or written.
   /// - Throws: `EngineError.fileNotFound` when it does not exist (read-only mode),
-  ///   `EngineError.io` for anything else.
+  ///   `.notALog` when it is not a regular file, `EngineError.io` for anything else.
   static func open(_ path: String, _ mode: Mode) throws(EngineError) -> FileDescriptor {
     let flags: Int32
     switch mode {
-    case .readOnly: flags = O_RDONLY | O_CLOEXEC
-    case .appendCreating: flags = O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC
+    case .readOnly: flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK
+    case .appendCreating: flags = O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK
     }
     let descriptor = retryingOnInterrupt { systemOpen(path, flags, 0o644) }
     guard descriptor >= 0 else {
       let code = errno
       if code == ENOENT { throw .fileNotFound(path: path) }
+      if code == EISDIR { throw .notALog(path: path, problem: "it is a directory") }
       throw .io(path: path, operation: "open", code: code)
     }
     let file = FileDescriptor(rawValue: descriptor, path: path)
-    // A directory opens fine read-only on Linux; refuse it here with a clear message.
-    if try file.status().isDirectory {
+    let kind: FileKind
+    do throws(EngineError) {
+      kind = try file.status().kind
+    } catch {
       file.close()
-      throw .io(path: path, operation: "open", code: EISDIR)
+      throw error
+    }
+    guard kind == .regular else {
+      file.close()
+      throw .notALog(path: path, problem: "it is \(kind.description), not a regular file")
     }
     return file
   }
@@ -54,7 +65,40 @@ struct FileDescriptor: Sendable {
     var size: Int64
     var device: UInt64
     var inode: UInt64
-    var isDirectory: Bool
+    var kind: FileKind
+
+    var isDirectory: Bool { kind == .directory }
+  }
+
+  /// What sort of file a path names.
+  enum FileKind: Equatable, CustomStringConvertible {
+    case regular, directory, fifo, characterDevice, blockDevice, socket, symbolicLink, other
+
+    init(mode: mode_t) {
+      switch mode & S_IFMT {
+      case S_IFREG: self = .regular
+      case S_IFDIR: self = .directory
+      case S_IFIFO: self = .fifo
+      case S_IFCHR: self = .characterDevice
+      case S_IFBLK: self = .blockDevice
+      case S_IFSOCK: self = .socket
+      case S_IFLNK: self = .symbolicLink
+      default: self = .other
+      }
+    }
+
+    var description: String {
+      switch self {
+      case .regular: "a regular file"
+      case .directory: "a directory"
+      case .fifo: "a FIFO (named pipe)"
+      case .characterDevice: "a character device"
+      case .blockDevice: "a block device"
+      case .socket: "a socket"
+      case .symbolicLink: "a symbolic link"
+      case .other: "a special file"
+      }
+    }
   }
 
   func status() throws(EngineError) -> Status {
@@ -145,6 +189,23 @@ struct FileDescriptor: Sendable {
     throw .io(path: path, operation: "flock", code: code)
   }
 
+  /// Takes the exclusive advisory lock, retrying with growing pauses for up to `timeout`
+  /// seconds; returns whether it did.
+  func lockExclusive(waitingUpTo timeout: Double) throws(EngineError) -> Bool {
+    if try tryLockExclusive() { return true }
+    let clock = ContinuousClock()
+    let deadline = clock.now + .milliseconds(Int64(timeout * 1000))
+    var pause = Duration.microseconds(200)
+    while clock.now < deadline {
+      let (seconds, attoseconds) = pause.components
+      var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+      _ = nanosleep(&request, nil)
+      if try tryLockExclusive() { return true }
+      pause = min(pause * 2, .milliseconds(50))
+    }
+    return false
+  }
+
   func unlock() {
     _ = flock(rawValue, LOCK_UN)
   }
@@ -169,7 +230,7 @@ extension FileDescriptor.Status {
     size = Int64(info.st_size)
     device = UInt64(truncatingIfNeeded: info.st_dev)
     inode = UInt64(truncatingIfNeeded: info.st_ino)
-    isDirectory = (info.st_mode & S_IFMT) == S_IFDIR
+    kind = FileDescriptor.FileKind(mode: info.st_mode)
   }
 }
 

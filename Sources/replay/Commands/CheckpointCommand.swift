@@ -1,6 +1,7 @@
 import Engine
 import Events
 import Foundation
+import Synchronization
 
 /// `replay checkpoint`: save, list, verify and clear read-model checkpoints.
 enum CheckpointCommand {
@@ -51,13 +52,37 @@ enum CheckpointCommand {
     }
     // Make sure the log exists before writing anything next to it.
     _ = try LogReader(path: invocation.logPath).forEachEvent { _ in false }
-    if let every { try store.setInterval(every) }
-    let replayer = Replayer(reader: invocation.logReader, checkpoints: store)
+    if FileManager.default.fileExists(atPath: store.directory), !isDirectory(store.directory) {
+      throw InputError(
+        exitCode: .cannotCreateOutput,
+        message:
+          "cannot save checkpoints: '\(store.directory)' is a file, not a folder; move it away")
+    }
+    do {
+      if let every { try store.setInterval(every) }
+    } catch {
+      throw InputError(
+        exitCode: .cannotCreateOutput,
+        message: "cannot save the --every setting in '\(store.directory)': \(error)")
+    }
+    // A checkpoint a replay cannot save is only explained there (it is a cache); here saving it
+    // is the whole job, so a failure is an error.
+    let failures = Failures()
+    let replayer = Replayer(
+      reader: invocation.logReader, checkpoints: store,
+      explain: { message in
+        if message.hasPrefix("could not save") { failures.messages.withLock { $0.append(message) } }
+      })
     let point = at.map(ReplayPoint.sequence) ?? .end
     // One pass saves the interval's checkpoints and the last event's.
     let saved = try replayer.readModels(
       at: point, saveEvery: every ?? store.interval, saveLast: true
     ).checkpointsSaved
+    if let failure = failures.messages.withLock({ $0.first }) {
+      throw InputError(
+        exitCode: .cannotCreateOutput,
+        message: "\(failure); saved \(saved.count) checkpoint\(saved.count == 1 ? "" : "s")")
+    }
     if saved.isEmpty {
       invocation.terminal.write(
         "checkpoints are up to date (the newest is at seq \(store.entries().last?.sequence ?? 0))\n"
@@ -70,6 +95,11 @@ enum CheckpointCommand {
       invocation.terminal.write("saved checkpoints at seq \(list) in \(store.directory)\n")
     }
     return .success
+  }
+
+  static func isDirectory(_ path: String) -> Bool {
+    var flag: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &flag) && flag.boolValue
   }
 
   static func list(_ store: CheckpointStore, verifying: Bool, _ invocation: ParsedInvocation) throws
@@ -117,7 +147,8 @@ enum CheckpointCommand {
       ])
       for row in rows {
         let status =
-          row.problem.map { "ignored: \($0)" } ?? (verifying ? "digest matches" : "matches the log")
+          row.problem.map { "ignored: \($0)" }
+          ?? (verifying ? "digest matches" : "sample lines match (--verify re-hashes)")
         table.append([String(row.entry.sequence), String(row.entry.byteCount), status])
       }
       let every = store.interval.map { "; saved every \($0) events" } ?? ""
@@ -127,4 +158,9 @@ enum CheckpointCommand {
     }
     return verifying && rows.contains { $0.problem != nil } ? .ioError : .success
   }
+}
+
+/// Checkpoints a replay could not save, collected from its explanations.
+private final class Failures: Sendable {
+  let messages = Mutex<[String]>([])
 }

@@ -116,6 +116,7 @@ extension ParsedInvocation {
         )
       }
       configuration.clock = { instant }
+      configuration.clockIsChosen = true
     }
     // Importers derive every event id from the source, so they take no seed.
     let seed =

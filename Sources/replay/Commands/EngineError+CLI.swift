@@ -14,6 +14,7 @@ extension EngineError: CLIError {
     case .invalidEvent: .invalidInput
     case .undecodableEvent: .ioError
     case .unsupportedSchemaVersion: .ioError
+    case .notALog: .ioError
     }
   }
 

@@ -17,6 +17,7 @@ enum ReplayCommand {
       AppendCommand.command,
       LogCommand.command,
       VerifyCommand.command,
+      RepairCommand.command,
       StatsCommand.command,
       DigestCommand.command,
       StateCommand.command,

@@ -8,9 +8,12 @@ enum VerifyCommand {
     abstract: "Check the whole log's integrity without changing it.",
     discussion: """
       Checks every line: its checksum and envelope, seq gapless from 1, versions consecutive per \
-      stream, ids unique, multi-event writes complete, payloads valid JSON. Prints a one-line \
-      summary and exits 0, or lists every problem with its line number and exits 74. It never \
-      repairs anything.
+      stream, ids unique, multi-event writes complete, payloads valid JSON. Also re-hashes the \
+      prefix every checkpoint in <log>.checkpoints/ covers (a checkpoint past the log's end \
+      means the log is shorter than it was) and lists the files in <log>.quarantine/ (bytes \
+      recovery or 'replay repair' cut). Prints a one-line summary and exits 0, or lists every \
+      problem with its line number and exits 74. It never repairs anything ('replay repair' \
+      does).
       """,
     options: [
       CommonOptions.log,
@@ -59,12 +62,30 @@ enum VerifyCommand {
       if let digestMessage { writer.string(digestMessage) } else { writer.null() }
       writer.key("uncommittedTail")
       if let tail = report.uncommittedTail { writer.string(tail) } else { writer.null() }
+      writer.key("checkpointsChecked")
+      writer.integer(report.checkpointsChecked)
+      writer.key("quarantined")
+      writer.beginArray()
+      for entry in report.quarantined {
+        writer.beginObject()
+        writer.key("path")
+        writer.string(entry.path)
+        writer.key("bytes")
+        writer.integer(entry.byteCount)
+        writer.endObject()
+      }
+      writer.endArray()
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {
       if let tail = report.uncommittedTail {
         invocation.terminal.writeError(
-          "note: the log ends with \(tail); readers ignore it and the next append cuts it\n")
+          "note: the log ends with \(tail); readers ignore it and the next append moves it into quarantine\n"
+        )
+      }
+      for entry in report.quarantined {
+        invocation.terminal.writeError(
+          "note: \(entry.byteCount) bytes cut from this log are kept in '\(entry.path)'\n")
       }
       let summary =
         "\(report.eventCount) events, \(report.streamCount) streams, last seq \(report.lastSequence), \(report.byteCount) bytes"
