@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
   name: "Replay",
-  platforms: [.macOS(.v15)],
+  // Mutex (Synchronization) needs the 2024 releases of every Apple platform.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Events", targets: ["Events"]),
     .library(name: "Projections", targets: ["Projections"]),
