@@ -40,7 +40,7 @@ public protocol ReadModel: Sendable, Equatable {
   func encode(to writer: inout JSONWriter, options: ViewOptions)
 
   /// Every entity as named fields, keyed by entity id: what diffs and audits compare.
-  var entries: [String: ReadModelEntry] { get }
+  var entries: [EntityKey: ReadModelEntry] { get }
 
   /// One entity as named fields, or `nil` when the model has no entity `id`.
   /// - Complexity: O(1) on average: cheap enough to call after every event of one stream.

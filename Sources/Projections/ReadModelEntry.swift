@@ -83,25 +83,25 @@ public struct EntryDiff: Sendable, Equatable {
     }
   }
 
-  /// Entities only in the new state, with their fields; ascending by id.
+  /// Entities only in the new state, with their fields; ascending by id's bytes.
   public var added: [(id: String, entry: ReadModelEntry)]
-  /// Entities only in the old state, with their fields; ascending by id.
+  /// Entities only in the old state, with their fields; ascending by id's bytes.
   public var removed: [(id: String, entry: ReadModelEntry)]
-  /// Entities in both whose fields differ; ascending by id.
+  /// Entities in both whose fields differ; ascending by id's bytes.
   public var changed: [Change]
 
   /// Compares two `entries` views.
   /// - Complexity: O(n log n) for n entities (the ids are sorted), plus the fields compared.
-  public init(from old: [String: ReadModelEntry], to new: [String: ReadModelEntry]) {
+  public init(from old: [EntityKey: ReadModelEntry], to new: [EntityKey: ReadModelEntry]) {
     added = new.keys.filter { old[$0] == nil }.sorted().compactMap { id in
-      new[id].map { (id, $0) }
+      new[id].map { (id.rawValue, $0) }
     }
     removed = old.keys.filter { new[$0] == nil }.sorted().compactMap { id in
-      old[id].map { (id, $0) }
+      old[id].map { (id.rawValue, $0) }
     }
     changed = old.keys.sorted().compactMap { id in
       guard let before = old[id], let after = new[id], before != after else { return nil }
-      return Change(id: id, fields: Self.differences(from: before, to: after))
+      return Change(id: id.rawValue, fields: Self.differences(from: before, to: after))
     }
   }
 

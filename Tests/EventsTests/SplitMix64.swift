@@ -14,4 +14,12 @@ let slowTestsEnabled = ProcessInfo.processInfo.environment["EVENTS_SLOW_TESTS"] 
     #expect(generator.next() == 0x6E78_9E6A_A1B9_65F4)
     #expect(generator.next() == 0x06C4_5D18_8009_454F)
   }
+
+  @Test func seedsAreReadInDecimalOrHexadecimal() {
+    #expect(TestSeed.parse("42") == 42)
+    #expect(TestSeed.parse(" 0x5EED_0003 ") == 0x5EED_0003)
+    #expect(TestSeed.parse("0XFF") == 255)
+    #expect(TestSeed.parse("seed") == nil)
+    #expect(TestSeed.parse("-1") == nil)
+  }
 }

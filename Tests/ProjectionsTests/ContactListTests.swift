@@ -32,7 +32,7 @@ import Testing
     var random = TestRandom(seed: seed)
     var byEvents = ContactList()
     var byShortcut = ContactList()
-    let ids = (1...60).map(String.init) + ["é", "\u{212A}", "K"]
+    let ids = (1...60).map(String.init) + ["é", "e\u{301}", "\u{212A}", "K"]
     for _ in 0..<3_000 {
       let id = ids.randomElement(using: &random) ?? "1"
       switch Int.random(in: 0..<6, using: &random) {

@@ -6,12 +6,12 @@ import Testing
   @Test func randomOperationsMatchADictionary() {
     let seed = TestRandom.seed(for: "EntityTableTests", fallback: 0xE7_7AB1E)
     var random = TestRandom(seed: seed)
-    var table = EntityTable<String, String>()
-    var reference: [String: String] = [:]
+    var table = EntityTable<EntityKey, String>()
+    var reference: [EntityKey: String] = [:]
     for step in 0..<40_000 {
       // A pool that grows, then mostly churns: growth, long probe runs and removals in them.
       let poolSize = step < 20_000 ? 3_000 : 300
-      let key = "key \(Int.random(in: 0..<poolSize, using: &random))"
+      let key = EntityKey("key \(Int.random(in: 0..<poolSize, using: &random))")
       switch Int.random(in: 0..<4, using: &random) {
       case 0:
         table.set(key, "set \(step)")
@@ -34,11 +34,11 @@ import Testing
   }
 
   @Test func keysOfEveryLengthAreFound() {
-    var table = EntityTable<String, Int>()
+    var table = EntityTable<EntityKey, Int>()
     let keys = (1..<100).map { String(repeating: "é", count: $0) } + ["", "a", "大貓熊", "⭐️"]
-    for (value, key) in keys.enumerated() { table.set(key, value) }
+    for (value, key) in keys.enumerated() { table.set(EntityKey(key), value) }
     table.checkInvariants()
-    for (value, key) in keys.enumerated() { #expect(table[key] == value) }
+    for (value, key) in keys.enumerated() { #expect(table[EntityKey(key)] == value) }
     #expect(table["b"] == nil)
   }
 
@@ -46,30 +46,30 @@ import Testing
     let seed = TestRandom.seed(for: "EntityTableTests.bytes", fallback: 0xB17E5)
     var random = TestRandom(seed: seed)
     // Canonically equivalent spellings ("é" composed and decomposed, "K" and the Kelvin sign)
-    // are equal keys with different bytes.
+    // are different keys: keys are bytes.
     let pool =
       (0..<400).map { "contact \($0)" } + ["", "1", "é", "e\u{301}", "K", "\u{212A}", "大貓熊"]
       + (1..<40).map { String(repeating: "x", count: $0) }
-    var table = EntityTable<String, Int>()
+    var table = EntityTable<EntityKey, Int>()
     for step in 0..<6_000 {
       let key = pool.randomElement(using: &random) ?? ""
       switch Int.random(in: 0..<3, using: &random) {
-      case 0: table.set(key, step)
-      case 1: table.remove(key)
+      case 0: table.set(EntityKey(key), step)
+      case 1: table.remove(EntityKey(key))
       default: break
       }
       let probe = pool.randomElement(using: &random) ?? ""
       var text = probe
       let found = text.withUTF8 { table.position(ofUTF8: $0) }
-      #expect(found == table.position(of: probe), "seed \(seed): \(probe)")
+      #expect(found == table.position(of: EntityKey(probe)), "seed \(seed): \(probe)")
     }
   }
 
   @Test func equalityIgnoresOrder() {
-    var first = EntityTable<String, Int>()
+    var first = EntityTable<EntityKey, Int>()
     first.set("a", 1)
     first.set("b", 2)
-    var second = EntityTable<String, Int>()
+    var second = EntityTable<EntityKey, Int>()
     second.set("b", 2)
     second.set("a", 1)
     #expect(first == second)
@@ -80,7 +80,7 @@ import Testing
   }
 
   @Test func decodedEntitiesMustBeUnique() {
-    var table = EntityTable<String, Int>()
+    var table = EntityTable<EntityKey, Int>()
     let first = table.appendDecoded("a", 1)
     let second = table.appendDecoded("a", 2)
     #expect(first)

@@ -8,12 +8,12 @@ import Testing
   }
 
   @Test func addedRemovedAndChangedEntitiesFieldByField() {
-    let before = [
+    let before: [EntityKey: ReadModelEntry] = [
       "1": Self.entry(["name": "Ann", "isFavorite": "false", "phone.work": "1"]),
       "2": Self.entry(["name": "Bob"]),
       "3": Self.entry(["name": "Cy"]),
     ]
-    let after = [
+    let after: [EntityKey: ReadModelEntry] = [
       "1": Self.entry(["name": "Anne", "isFavorite": "false", "phone.home": "2"]),
       "3": Self.entry(["name": "Cy"]),
       "4": Self.entry(["name": "Dee"]),

@@ -29,7 +29,7 @@ public enum TestSeed {
   }
 
   /// `text` as a seed: decimal, or hexadecimal after `0x`.
-  static func parse(_ text: String) -> UInt64? {
+  public static func parse(_ text: String) -> UInt64? {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
     if trimmed.hasPrefix("0x") || trimmed.hasPrefix("0X") {
       return UInt64(trimmed.dropFirst(2).filter { $0 != "_" }, radix: 16)

@@ -19,12 +19,12 @@ public struct ReadModelDiff: Sendable, Equatable {
   public var changes: EntryDiff
   /// The label (`ReadModelEntry.label`) of each changed entity that has one, by id: as it is at
   /// `to`, or at `from` when the change took it away.
-  public var labels: [String: String]
+  public var labels: [EntityKey: String]
 
   /// A diff of model `model` between two points, as `Replayer.diff(model:from:to:)` builds it.
   public init(
     model: String, from: ReplayPoint, to: ReplayPoint, fromSequence: Int64, toSequence: Int64,
-    changes: EntryDiff, labels: [String: String] = [:]
+    changes: EntryDiff, labels: [EntityKey: String] = [:]
   ) {
     self.model = model
     self.from = from
@@ -57,9 +57,10 @@ extension Replayer {
     let oldEntries = old.models.model(named: name)?.entries ?? [:]
     let newEntries = new.models.model(named: name)?.entries ?? [:]
     let changes = EntryDiff(from: oldEntries, to: newEntries)
-    var labels: [String: String] = [:]
+    var labels: [EntityKey: String] = [:]
     for change in changes.changed {
-      labels[change.id] = newEntries[change.id]?.label ?? oldEntries[change.id]?.label
+      let id = EntityKey(change.id)
+      labels[id] = newEntries[id]?.label ?? oldEntries[id]?.label
     }
     return ReadModelDiff(
       model: name, from: from, to: to, fromSequence: old.lastSequence,

@@ -18,7 +18,10 @@ extension LogReader {
         // Another tool may escape what the engine writes raw: compare the decoded name then.
         if line.streamSlice.hasEscapes || hashes.contains(StreamTable.hash(line.streamBytes)) {
           let stream = line.stream
-          if streams.contains(stream) {
+          // Names are bytes: a `Set<String>` alone would also take a canonically equivalent name.
+          if let wanted = streams.firstIndex(of: stream),
+            streams[wanted].utf8.elementsEqual(stream.utf8)
+          {
             histories[stream, default: .empty].events.append(line.recordedEvent())
           }
         }

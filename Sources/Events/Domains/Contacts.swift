@@ -27,8 +27,6 @@ public struct ContactID: Hashable, Sendable, Comparable, CustomStringConvertible
   public var streamName: String { EntityKind.contact.streamName(for: rawValue) }
 
   public var description: String { rawValue }
-
-  public static func < (lhs: ContactID, rhs: ContactID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 extension ContactID: PayloadIdentifier {}

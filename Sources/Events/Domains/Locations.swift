@@ -100,8 +100,6 @@ public struct LocationID: Hashable, Sendable, Comparable, CustomStringConvertibl
   public var streamName: String { EntityKind.location.streamName(for: rawValue) }
 
   public var description: String { rawValue }
-
-  public static func < (lhs: LocationID, rhs: LocationID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 extension LocationID: PayloadIdentifier {}

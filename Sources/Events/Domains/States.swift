@@ -88,8 +88,6 @@ public struct StateName: Hashable, Sendable, Comparable, CustomStringConvertible
   public var streamName: String { EntityKind.state.streamName(for: rawValue) }
 
   public var description: String { rawValue }
-
-  public static func < (lhs: StateName, rhs: StateName) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 extension StateName: PayloadIdentifier {}

@@ -153,11 +153,11 @@ public struct AnimalCatalog: ReadModel {
 
   // MARK: Entries
 
-  public var entries: [String: ReadModelEntry] {
-    var entries: [String: ReadModelEntry] = [:]
+  public var entries: [EntityKey: ReadModelEntry] {
+    var entries: [EntityKey: ReadModelEntry] = [:]
     entries.reserveCapacity(table.count)
     for (id, stored) in zip(table.keys, table.values) {
-      entries[id.rawValue] = Self.entry(stored.animal)
+      entries[EntityKey(id.rawValue)] = Self.entry(stored.animal)
     }
     return entries
   }

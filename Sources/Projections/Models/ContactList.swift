@@ -170,11 +170,11 @@ public struct ContactList: ReadModel {
 
   // MARK: Entries
 
-  public var entries: [String: ReadModelEntry] {
-    var entries: [String: ReadModelEntry] = [:]
+  public var entries: [EntityKey: ReadModelEntry] {
+    var entries: [EntityKey: ReadModelEntry] = [:]
     entries.reserveCapacity(table.count)
     for (position, id) in table.keys.enumerated() {
-      entries[id.rawValue] = Self.entry(record(at: position))
+      entries[EntityKey(id.rawValue)] = Self.entry(record(at: position))
     }
     return entries
   }

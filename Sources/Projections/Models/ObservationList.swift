@@ -131,11 +131,11 @@ public struct ObservationList: ReadModel {
 
   // MARK: Entries
 
-  public var entries: [String: ReadModelEntry] {
-    var entries: [String: ReadModelEntry] = [:]
+  public var entries: [EntityKey: ReadModelEntry] {
+    var entries: [EntityKey: ReadModelEntry] = [:]
     entries.reserveCapacity(table.count)
     for (id, record) in zip(table.keys, table.values) {
-      entries[id.rawValue] = Self.entry(record)
+      entries[EntityKey(id.rawValue)] = Self.entry(record)
     }
     return entries
   }

@@ -1,4 +1,4 @@
-import Events
+@_spi(Tables) import Events
 
 /// The states app's read model: every state with its zip codes, in list order.
 ///
@@ -89,11 +89,11 @@ public struct ZipCodeList: ReadModel {
 
   // MARK: Entries
 
-  public var entries: [String: ReadModelEntry] {
-    var entries: [String: ReadModelEntry] = [:]
+  public var entries: [EntityKey: ReadModelEntry] {
+    var entries: [EntityKey: ReadModelEntry] = [:]
     entries.reserveCapacity(table.count)
     for (name, zipCodes) in zip(table.keys, table.values) {
-      entries[name.rawValue] = Self.entry(zipCodes)
+      entries[EntityKey(name.rawValue)] = Self.entry(zipCodes)
     }
     return entries
   }
@@ -168,7 +168,7 @@ public struct StateZipCodes: Sendable, Equatable, Hashable {
 /// A state's zip codes in list order, each once, with O(1) lookup, modification and removal
 /// (real states have tens of thousands of zip codes).
 ///
-/// Zip codes sit in slots, found through a `PositionIndex`; a removal marks its slot empty, so
+/// Zip codes sit in slots, found through a `ByteKeyedTable`; a removal marks its slot empty, so
 /// every other zip code keeps its slot and its indexed position stays right. Once more than
 /// half the slots are empty they are compacted (amortised O(1) a removal). Two sequences are
 /// equal when they list the same zip codes in the same order, however many empty slots they
@@ -178,14 +178,14 @@ struct ZipCodeSequence: Sendable, Equatable {
   private var slots: [ZipCode] = []
   /// Which slots hold a zip code.
   private var isFilled: [Bool] = []
-  private var positions = PositionIndex<ZipCode>()
+  private var positions = ByteKeyedTable<ZipCode>()
 
   init() {}
 
   init(minimumCapacity capacity: Int) {
     slots.reserveCapacity(capacity)
     isFilled.reserveCapacity(capacity)
-    positions = PositionIndex(minimumCapacity: capacity)
+    positions = ByteKeyedTable(minimumCapacity: capacity)
   }
 
   /// The number of zip codes.

@@ -1,20 +1,24 @@
+@_spi(Tables) import Events
+
 /// A read model's entities by id, in the order they were first seen: the storage every model
 /// folds into.
 ///
-/// Values live in one array, found through a `PositionIndex`, so `apply` costs one hash lookup
+/// Values live in one array, found through a `ByteKeyedTable`, so `apply` costs one hash lookup
 /// and changes a value in place, and encoding walks a plain array in a deterministic order
 /// (the same log always gives the same order, and the same checkpoint bytes). Removal moves the
 /// last entity into the hole, which is deterministic too.
 ///
 /// Two tables are equal when they map the same ids to equal values, whatever their order: order
 /// is storage, not state (views sort).
-struct EntityTable<Key: IndexKey, Value: Sendable & Equatable>: Sendable, Equatable {
+struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>: Sendable,
+  Equatable
+{
   /// The ids, by position.
   private(set) var keys: [Key] = []
   /// The values, by position.
   private(set) var values: [Value] = []
   /// Each id's position.
-  private var positions = PositionIndex<Key>()
+  private var positions = ByteKeyedTable<Key>()
 
   init() {}
 
@@ -22,7 +26,7 @@ struct EntityTable<Key: IndexKey, Value: Sendable & Equatable>: Sendable, Equata
   init(minimumCapacity capacity: Int) {
     keys.reserveCapacity(capacity)
     values.reserveCapacity(capacity)
-    positions = PositionIndex(minimumCapacity: capacity)
+    positions = ByteKeyedTable(minimumCapacity: capacity)
   }
 
   /// The number of entities.
@@ -58,7 +62,7 @@ struct EntityTable<Key: IndexKey, Value: Sendable & Equatable>: Sendable, Equata
 
   /// The position of the key whose text is `utf8`, if the table holds it.
   func position(ofUTF8 utf8: UnsafeBufferPointer<UInt8>) -> Int? {
-    positions.position(ofUTF8: utf8, in: keys)
+    positions.position(ofBytes: UnsafeRawBufferPointer(utf8), in: keys)
   }
 
   /// Changes the value for `key` in place; does nothing when there is none.
@@ -108,6 +112,7 @@ struct EntityTable<Key: IndexKey, Value: Sendable & Equatable>: Sendable, Equata
   /// Checks the positions agree with the arrays; for debug builds and tests.
   func checkInvariants() {
     precondition(keys.count == values.count, "one value a key")
+    precondition(positions.count == keys.count, "one position a key")
     positions.checkInvariants(keys: keys)
   }
 }

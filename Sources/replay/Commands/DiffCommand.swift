@@ -73,7 +73,7 @@ enum DiffCommand {
       for field in entry.fields { text += "  " + ChangeText.field(field) + "\n" }
     }
     for change in changes.changed {
-      text += heading("changed", change.id, label: diff.labels[change.id])
+      text += heading("changed", change.id, label: diff.labels[EntityKey(change.id)])
       for field in change.fields {
         text += "  " + ChangeText.change(field, model: diff.model) + "\n"
       }
