@@ -63,7 +63,9 @@ public enum CRC32C {
   /// - Returns: The checksum of everything so far.
   /// - Complexity: O(n).
   /// - Note: not `@inlinable`: the hardware path calls into the package's C target, which
-  ///   clients do not import. The call costs a few instructions against about 40 for a log line.
+  ///   clients do not import. The call and dispatch cost about 37 instructions (callgrind,
+  ///   release); a 300-byte line then takes about 105 in the C loop, against about 1,190 for the
+  ///   table code.
   public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32
   {
     if implementation == .software { return softwareChecksum(bytes, continuing: crc) }
