@@ -24,8 +24,17 @@ enum PropertyListReader {
   static let maximumDepth = JSONCursor.maximumDepth
 
   /// Parses an XML property list.
-  /// - Throws: `ImportError.notPropertyList` with the line and column `XMLParser` stopped at.
+  /// - Throws: `ImportError.notPropertyList` with the line and column `XMLParser` stopped at, or
+  ///   of an encoding other than those `XMLEncodingDeclaration.readable` lists.
   static func readXML(_ bytes: [UInt8], source: String) throws(ImportError) -> JSONValue {
+    if let declared = XMLEncodingDeclaration(bytes), !declared.isReadable {
+      throw ImportError.notPropertyList(
+        source: source, line: declared.line, column: declared.column,
+        problem:
+          "expected the encoding UTF-8 (or US-ASCII, ISO-8859-1) in the XML declaration, found "
+          + "'\(declared.name)'; convert the file to UTF-8 (iconv -f \(declared.name) -t UTF-8) "
+          + "and declare encoding=\"UTF-8\"")
+    }
     let parser = XMLParser(data: Data(bytes))
     let builder = Builder()
     parser.delegate = builder
