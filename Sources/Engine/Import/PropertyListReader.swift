@@ -25,15 +25,24 @@ enum PropertyListReader {
 
   /// Parses an XML property list.
   /// - Throws: `ImportError.notPropertyList` with the line and column `XMLParser` stopped at, or
-  ///   of an encoding other than those `XMLEncodingDeclaration.readable` lists.
+  ///   of the first byte that is not UTF-8 (property lists are UTF-8; see
+  ///   `XMLEncodingDeclaration`).
   static func readXML(_ bytes: [UInt8], source: String) throws(ImportError) -> JSONValue {
     if let declared = XMLEncodingDeclaration(bytes), !declared.isReadable {
       throw ImportError.notPropertyList(
         source: source, line: declared.line, column: declared.column,
         problem:
-          "expected the encoding UTF-8 (or US-ASCII, ISO-8859-1) in the XML declaration, found "
-          + "'\(declared.name)'; convert the file to UTF-8 (iconv -f \(declared.name) -t UTF-8) "
-          + "and declare encoding=\"UTF-8\"")
+          "expected the encoding UTF-8 in the XML declaration, found '\(declared.name)'; "
+          + "convert the file (iconv -f \(declared.name) -t UTF-8) and declare encoding=\"UTF-8\"")
+    }
+    if let offset = XMLEncodingDeclaration.firstNonUTF8Offset(bytes) {
+      let before = bytes[..<offset]
+      throw ImportError.notPropertyList(
+        source: source, line: before.count { $0 == 0x0A } + 1,
+        column: offset - ((before.lastIndex(of: 0x0A) ?? -1) + 1) + 1,
+        problem: bytes[offset] == 0
+          ? "expected UTF-8 text, found a NUL byte"
+          : "expected UTF-8 text, found a byte sequence that is not UTF-8")
     }
     let parser = XMLParser(data: Data(bytes))
     let builder = Builder()
