@@ -54,6 +54,19 @@ def main():
         data = raw_member(raw, "data")
         write("payload", f"{event['type']} {event.get('schema', 1)}\n".encode() + data)
         write("json", data)
+    # Types the sample log does not hold (FORMAT.md's shapes): the fuzzer does not find type
+    # names by itself.
+    for header, data in [
+            ("AnimalRemoved 1", '{"id":"zoo-8"}'), ("AnimalRemoved 1", '{"id":"user-2"}'),
+            ("ContactUpdated 1", '{"id":"13","name":"Piggy","companyName":null,"phone":'
+             '{"work":"555-0100","home":""},"address":{"city":"Phoenix"},"birthdate":"1974-09-15",'
+             '"source":"contacts-v3.json"}'),
+            ("ContactUpdated 1", '{"id":"13","isFavorite":true}'),
+            ("LocationRenamed 1", '{"id":"2298eb8d-255e-4198-a20c-cc9c2eac0cf7","name":"Beta",'
+             '"source":"acmeaom-locations.json"}'),
+            ("LocationRemoved 1", '{"id":"2298eb8d-255e-4198-a20c-cc9c2eac0cf7"}'),
+            ("ObservationRemoved 1", '{"id":"398f8d08492d"}')]:
+        write("payload", header + "\n" + data)
     for raw, _ in lines[::4]:
         write("json", raw)
     for text in ['{"a":[1,-2.5e+3,true,false,null],"b":"\\u00e9\\ud83d\\ude00\\n"}', '[]', '{}',

@@ -85,6 +85,9 @@ for target in "${targets[@]}"; do
     echo "-- $target: libFuzzer found no coverage counters: the build is not instrumented" >&2
     status=${status/#0/1}
   fi
+  executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  echo "$(date -u +%FT%TZ) $target seconds=$seconds executions=${executions:-0} exit=$status" \
+    >> Fuzz/.work/history.log
   if [ $status -ne 0 ]; then
     failed+=("$target")
     echo "-- $target FAILED (exit $status); the log's end ($log):" >&2

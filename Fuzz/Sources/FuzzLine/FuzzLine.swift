@@ -23,17 +23,19 @@ public func fuzzLine(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   }
   guard !body.contains(0x0A) else { return 0 }
   guard let event = decode(withChecksum(body)) else { return 0 }
-  if !knownFindings.contains("line-data") {
-    // FORMAT.md: `data` is an object. The checksum keeps damage out, but not a line made by hand.
-    let isObject = event.data.withUnsafeBytes { data in
-      var cursor = JSONCursor(data)
-      return event.data.first == 0x7B && (try? cursor.skipValue()) != nil
-        && (try? cursor.expectEnd()) != nil
-    }
+  // FORMAT.md: `data` is an object. The checksum keeps damage out, but not a line made by hand.
+  let dataIsObject = event.data.withUnsafeBytes { data in
+    var cursor = JSONCursor(data)
+    return event.data.first == 0x7B && (try? cursor.skipValue()) != nil
+      && (try? cursor.expectEnd()) != nil
+  }
+  if !dataIsObject {
+    // A known finding (docs/FUZZING.md): skipped whole, as the checks below fail on it too.
+    if knownFindings.contains("line-data") { return 0 }
     fuzzCheck(
-      isObject,
+      false,
       "the decoder accepts \(fuzzShow(body)), whose data \(fuzzShow(event.data)) is not a JSON "
-        + "object (known: FUZZ_KNOWN=line-data skips this check)")
+        + "object")
   }
   _ = try? EventVocabulary.decode(event)
 
@@ -58,9 +60,10 @@ public func fuzzLine(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   members.reverse()
   var reordered = JSONValue.object(JSONObject(members)).compactBytes
   reordered.removeLast()
-  let reorderedEvent = decode(withChecksum(reordered))
+  // Rebuilding the line re-encodes the payload compactly, so payloads compare as JSON values.
+  let reorderedEvent = decode(withChecksum(reordered)).map(compactPayload)
   fuzzCheck(
-    reorderedEvent == event,
+    reorderedEvent == compactPayload(event),
     "\(fuzzShow(written)) decodes to \(event); with its members reversed, "
       + "\(fuzzShow(reordered)) decodes to \(String(describing: reorderedEvent))")
   return 0
@@ -74,6 +77,13 @@ private func withChecksum(_ body: [UInt8]) -> [UInt8] {
   LogLineCodec.appendHex(crc, to: &line)
   line.append(contentsOf: "\"}".utf8)
   return line
+}
+
+/// `event` with its payload in compact form (as `JSONValue` writes it).
+private func compactPayload(_ event: RecordedEvent) -> RecordedEvent {
+  var event = event
+  if let value = try? JSONValue.parse(event.data) { event.data = value.compactBytes }
+  return event
 }
 
 /// The event on `line`, or `nil` when the decoder rejects it.

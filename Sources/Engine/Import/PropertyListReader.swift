@@ -24,8 +24,26 @@ enum PropertyListReader {
   static let maximumDepth = JSONCursor.maximumDepth
 
   /// Parses an XML property list.
-  /// - Throws: `ImportError.notPropertyList` with the line and column `XMLParser` stopped at.
+  /// - Throws: `ImportError.notPropertyList` with the line and column `XMLParser` stopped at, or
+  ///   of the first byte that is not UTF-8 (property lists are UTF-8; see
+  ///   `XMLEncodingDeclaration`).
   static func readXML(_ bytes: [UInt8], source: String) throws(ImportError) -> JSONValue {
+    if let declared = XMLEncodingDeclaration(bytes), !declared.isReadable {
+      throw ImportError.notPropertyList(
+        source: source, line: declared.line, column: declared.column,
+        problem:
+          "expected the encoding UTF-8 in the XML declaration, found '\(declared.name)'; "
+          + "convert the file (iconv -f \(declared.name) -t UTF-8) and declare encoding=\"UTF-8\"")
+    }
+    if let offset = XMLEncodingDeclaration.firstNonUTF8Offset(bytes) {
+      let before = bytes[..<offset]
+      throw ImportError.notPropertyList(
+        source: source, line: before.count { $0 == 0x0A } + 1,
+        column: offset - ((before.lastIndex(of: 0x0A) ?? -1) + 1) + 1,
+        problem: bytes[offset] == 0
+          ? "expected UTF-8 text, found a NUL byte"
+          : "expected UTF-8 text, found a byte sequence that is not UTF-8")
+    }
     let parser = XMLParser(data: Data(bytes))
     let builder = Builder()
     parser.delegate = builder
