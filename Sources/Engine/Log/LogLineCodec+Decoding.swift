@@ -164,28 +164,47 @@ extension LogLineCodec {
       var isFirst = true
       quick: if cursor.consume("{\"seq\":") {
         isFirst = false
-        @inline(__always) func read(_ member: Member) throws(Problem) {
-          try decodeMember(member, &line, &cursor, memo: &memo)
-          seen |= member.bit
-          next = Member(rawValue: member.rawValue + 1) ?? .data
-        }
-        try read(.seq)
+        try decodeMember(.seq, &line, &cursor, memo: &memo)
+        seen |= Member.seq.bit
+        next = .id
         guard cursor.consume(",\"id\":") else { break quick }
-        try read(.id)
+        try decodeMember(.id, &line, &cursor, memo: &memo)
+        seen |= Member.id.bit
+        next = .stream
         guard cursor.consume(",\"stream\":") else { break quick }
-        try read(.stream)
+        try decodeMember(.stream, &line, &cursor, memo: &memo)
+        seen |= Member.stream.bit
+        next = .version
         guard cursor.consume(",\"version\":") else { break quick }
-        try read(.version)
+        try decodeMember(.version, &line, &cursor, memo: &memo)
+        seen |= Member.version.bit
+        next = .type
         guard cursor.consume(",\"type\":") else { break quick }
-        try read(.type)
+        try decodeMember(.type, &line, &cursor, memo: &memo)
+        seen |= Member.type.bit
+        next = .schema
         guard cursor.consume(",\"schema\":") else { break quick }
-        try read(.schema)
+        try decodeMember(.schema, &line, &cursor, memo: &memo)
+        seen |= Member.schema.bit
+        next = .at
         guard cursor.consume(",\"at\":") else { break quick }
-        try read(.at)
-        if cursor.consume(",\"batch\":") { try read(.batch) }
-        if cursor.consume(",\"meta\":") { try read(.meta) }
+        try decodeMember(.at, &line, &cursor, memo: &memo)
+        seen |= Member.at.bit
+        next = .batch
+        if cursor.consume(",\"batch\":") {
+          try decodeMember(.batch, &line, &cursor, memo: &memo)
+          seen |= Member.batch.bit
+          next = .meta
+        }
+        if cursor.consume(",\"meta\":") {
+          try decodeMember(.meta, &line, &cursor, memo: &memo)
+          seen |= Member.meta.bit
+          next = .data
+        }
         guard cursor.consume(",\"data\":") else { break quick }
-        try read(.data)
+        try decodeMember(.data, &line, &cursor, memo: &memo)
+        seen |= Member.data.bit
+        next = .data
       } else {
         try cursor.expect(0x7B, "'{' to start the event")
       }
@@ -264,13 +283,13 @@ extension LogLineCodec {
       case .id: line.idOffset = try readEventID(&cursor)
       case .at: line.timestampOffset = try readTimestamp(&cursor, memo: &memo)
       case .stream:
-        let slice = try cursor.readStringSlice()
+        let slice = try cursor.readStringSliceQuickly()
         if let problem = streamNameProblem(slice, cursor) {
           throw Problem(message: "'stream': \(problem)")
         }
         line.streamSlice = slice
       case .type:
-        let slice = try cursor.readStringSlice()
+        let slice = try cursor.readStringSliceQuickly()
         if let problem = typeNameProblem(slice, cursor) {
           throw Problem(message: "'type': \(problem)")
         }
@@ -465,7 +484,7 @@ extension LogLineCodec {
           default: metadata.causation = text
           }
         } else {
-          _ = try cursor.readStringSlice()
+          _ = try cursor.readStringSliceQuickly()
         }
         next = field + 1
         if cursor.currentByte == 0x2C {

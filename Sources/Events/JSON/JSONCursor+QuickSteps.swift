@@ -141,6 +141,38 @@ extension JSONCursor {
     return makeString(start: slice.start, count: slice.end - slice.start)
   }
 
+  /// Quick step of `readStringSlice`: a string (the cursor at its opening quote) without escapes
+  /// or control characters, scanned a word at a time; `nil` with the cursor untouched for
+  /// anything else, or when too few bytes are readable past the end for whole words.
+  @inlinable @inline(__always)
+  package mutating func plainStringSlice() -> JSONStringSlice? {
+    guard position < end, base[position] == 0x22 else { return nil }
+    let start = position + 1
+    var index = start
+    let lastWord = end + readableSlack - 8
+    while index <= lastWord {
+      let word = UInt64(
+        littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+      let flags = Self.specialBytes(word)
+      if flags != 0 {
+        // The lowest flag is exact.
+        index += flags.trailingZeroBitCount &>> 3
+        guard index < end, base[index] == 0x22 else { return nil }
+        position = index + 1
+        return JSONStringSlice(start: start, end: index, hasEscapes: false)
+      }
+      index += 8
+    }
+    return nil
+  }
+
+  /// A string slice: `plainStringSlice`, else the general `readStringSlice` from the same place.
+  @inlinable @inline(__always)
+  package mutating func readStringSliceQuickly() throws(JSONSyntaxError) -> JSONStringSlice {
+    if let slice = plainStringSlice() { return slice }
+    return try readStringSlice()
+  }
+
   /// Quick step of `skipValue` for an object in compact form (no whitespace, at most 64 levels
   /// deep): checks its syntax in one loop without recursion and returns its range; `nil` with
   /// the cursor untouched for anything else, and `skipValue` reads it from the same place.
@@ -159,7 +191,7 @@ extension JSONCursor {
     @inline(__always) func key(_ index: inout Int) -> Bool {
       guard index < end, base[index] == 0x22 else { return false }
       position = index
-      guard (try? readStringSlice()) != nil, position < end, base[position] == 0x3A else {
+      guard (try? readStringSliceQuickly()) != nil, position < end, base[position] == 0x3A else {
         return false
       }
       index = position + 1
@@ -187,7 +219,7 @@ extension JSONCursor {
         }
       case 0x22:
         position = index
-        guard (try? readStringSlice()) != nil else { return fail() }
+        guard (try? readStringSliceQuickly()) != nil else { return fail() }
         index = position
       case 0x2D, 0x30...0x39:
         position = index
