@@ -157,27 +157,67 @@ extension LogLineCodec {
     cursor.readableSlack = suffixLength
     var seen: UInt16 = 0
     do {
-      // The writer's next member, tried first.
+      // Quick step: the writer's members in the writer's order, each key compared as words at
+      // its own call site (so each comparison folds into constants). At the first deviation
+      // the general loop below goes on from there, with the members already read kept.
       var next = Member.seq
       var isFirst = true
-      if cursor.consume("{\"seq\":") {
-        try decodeMember(.seq, &line, &cursor, memo: &memo)
-        seen = Member.seq.bit
-        next = .id
+      quick: if cursor.consume("{\"seq\":") {
         isFirst = false
+        try decodeMember(.seq, &line, &cursor, memo: &memo)
+        seen |= Member.seq.bit
+        next = .id
+        guard cursor.consume(",\"id\":") else { break quick }
+        try decodeMember(.id, &line, &cursor, memo: &memo)
+        seen |= Member.id.bit
+        next = .stream
+        guard cursor.consume(",\"stream\":") else { break quick }
+        try decodeMember(.stream, &line, &cursor, memo: &memo)
+        seen |= Member.stream.bit
+        next = .version
+        guard cursor.consume(",\"version\":") else { break quick }
+        try decodeMember(.version, &line, &cursor, memo: &memo)
+        seen |= Member.version.bit
+        next = .type
+        guard cursor.consume(",\"type\":") else { break quick }
+        try decodeMember(.type, &line, &cursor, memo: &memo)
+        seen |= Member.type.bit
+        next = .schema
+        guard cursor.consume(",\"schema\":") else { break quick }
+        try decodeMember(.schema, &line, &cursor, memo: &memo)
+        seen |= Member.schema.bit
+        next = .at
+        guard cursor.consume(",\"at\":") else { break quick }
+        try decodeMember(.at, &line, &cursor, memo: &memo)
+        seen |= Member.at.bit
+        next = .batch
+        if cursor.consume(",\"batch\":") {
+          try decodeMember(.batch, &line, &cursor, memo: &memo)
+          seen |= Member.batch.bit
+          next = .meta
+        }
+        if cursor.consume(",\"meta\":") {
+          try decodeMember(.meta, &line, &cursor, memo: &memo)
+          seen |= Member.meta.bit
+          next = .data
+        }
+        guard cursor.consume(",\"data\":") else { break quick }
+        try decodeMember(.data, &line, &cursor, memo: &memo)
+        seen |= Member.data.bit
+        next = .data
       } else {
         try cursor.expect(0x7B, "'{' to start the event")
       }
       while true {
         var member: Member? = nil
         if !isFirst {
+          // The writer's next key, then (past optional members) the ones after it.
           var candidate: Member? = next
           while let trying = candidate {
             if trying.consumeWriterKey(&cursor) {
               member = trying
               break
             }
-            // `batch` and `meta` are optional: the writer's next key may be the one after.
             candidate =
               trying == .batch || trying == .meta ? Member(rawValue: trying.rawValue + 1) : nil
           }
@@ -243,13 +283,13 @@ extension LogLineCodec {
       case .id: line.idOffset = try readEventID(&cursor)
       case .at: line.timestampOffset = try readTimestamp(&cursor, memo: &memo)
       case .stream:
-        let slice = try cursor.readStringSlice()
+        let slice = try cursor.readStringSliceQuickly()
         if let problem = streamNameProblem(slice, cursor) {
           throw Problem(message: "'stream': \(problem)")
         }
         line.streamSlice = slice
       case .type:
-        let slice = try cursor.readStringSlice()
+        let slice = try cursor.readStringSliceQuickly()
         if let problem = typeNameProblem(slice, cursor) {
           throw Problem(message: "'type': \(problem)")
         }
@@ -388,52 +428,106 @@ extension LogLineCodec {
   /// Reads `meta`: an object whose keys are among `actor`, `reason`, `correlation` and
   /// `causation`, each at most once, every value a string. The one reader of `meta`: the line
   /// decoder checks it (`building` false: no `String` is made), `EventLine.metadata()` reads it.
+  ///
+  /// Quick step for each key: the writer's next key in its order, compared as words; anything
+  /// else (another order, whitespace, an unknown or escaped key) is read as a string and named.
   static func readMetadata(
     _ cursor: inout JSONCursor, into metadata: inout EventMetadata, building: Bool
   ) throws(Problem) {
-    var seen: UInt8 = 0
     do {
-      try cursor.readObject { key, value in
-        let field: UInt8
-        if value.slice(key, equals: "actor") {
-          field = 0
-        } else if value.slice(key, equals: "reason") {
-          field = 1
-        } else if value.slice(key, equals: "correlation") {
-          field = 2
-        } else if value.slice(key, equals: "causation") {
-          field = 3
-        } else {
-          throw Problem(
-            message:
-              "unknown 'meta' member '\(key.string(base: value.pointer(at: 0)))' (expected actor, reason, correlation or causation)"
-          )
+      try cursor.expect(0x7B, "'{' to start an object")
+      if cursor.peek() == 0x7D {
+        cursor.position += 1
+        return
+      }
+      var seen: UInt8 = 0
+      var next = 0
+      while true {
+        var field = -1
+        var candidate = next
+        while candidate < 4 {
+          if consumeMetaKey(candidate, &cursor) {
+            field = candidate
+            break
+          }
+          candidate += 1
         }
+        if field < 0 {
+          cursor.skipWhitespace()
+          let key = try cursor.readStringSlice()
+          for index in 0..<4 where cursor.slice(key, equals: metaKey(index)) {
+            field = index
+          }
+          guard field >= 0 else {
+            throw Problem(
+              message:
+                "unknown 'meta' member '\(key.string(base: cursor.pointer(at: 0)))' (expected actor, reason, correlation or causation)"
+            )
+          }
+          try cursor.expect(0x3A, "':' after a 'meta' key")
+        }
+        let name = EventMetadata.keys[field]
         guard seen & (1 << field) == 0 else {
-          throw Problem(message: "'meta' member '\(EventMetadata.keys[Int(field)])' appears twice")
+          throw Problem(message: "'meta' member '\(name)' appears twice")
         }
         seen |= 1 << field
-        value.skipWhitespace()
-        guard value.currentByte == 0x22 else {
-          throw Problem(
-            message: "'meta' member '\(EventMetadata.keys[Int(field)])' is not a string")
+        cursor.skipWhitespace()
+        guard cursor.currentByte == 0x22 else {
+          throw Problem(message: "'meta' member '\(name)' is not a string")
         }
-        if !building {
-          _ = try value.readStringSlice()
+        if building {
+          let text = try cursor.readString()
+          switch field {
+          case 0: metadata.actor = text
+          case 1: metadata.reason = text
+          case 2: metadata.correlation = text
+          default: metadata.causation = text
+          }
+        } else {
+          _ = try cursor.readStringSliceQuickly()
+        }
+        next = field + 1
+        if cursor.currentByte == 0x2C {
+          cursor.position += 1
+          continue
+        }
+        if cursor.currentByte == 0x7D {
+          cursor.position += 1
           return
         }
-        let text = try value.readString()
-        switch field {
-        case 0: metadata.actor = text
-        case 1: metadata.reason = text
-        case 2: metadata.correlation = text
-        default: metadata.causation = text
+        cursor.skipWhitespace()
+        guard let separator = cursor.currentByte, separator == 0x2C || separator == 0x7D else {
+          try cursor.expect(0x7D, "',' or '}' after a 'meta' member")
+          return
         }
+        cursor.position += 1
+        if separator == 0x7D { return }
       }
     } catch let problem as Problem {
       throw problem
     } catch {
       throw Problem(message: "malformed 'meta': \(error)")
+    }
+  }
+
+  /// The `meta` keys in the writer's order.
+  static func metaKey(_ index: Int) -> StaticString {
+    switch index {
+    case 0: "actor"
+    case 1: "reason"
+    case 2: "correlation"
+    default: "causation"
+    }
+  }
+
+  /// Consumes `"<key>":` for the writer's `index`th `meta` key, or nothing.
+  @inline(__always)
+  static func consumeMetaKey(_ index: Int, _ cursor: inout JSONCursor) -> Bool {
+    switch index {
+    case 0: cursor.consume("\"actor\":")
+    case 1: cursor.consume("\"reason\":")
+    case 2: cursor.consume("\"correlation\":")
+    default: cursor.consume("\"causation\":")
     }
   }
 

@@ -8,7 +8,7 @@ extension JSONCursor {
   ///
   /// Compares whole words where the readable slack allows, so that inlined with a literal
   /// argument the comparison folds into one or two word comparisons against constants.
-  @inlinable @inline(__always)
+  @_transparent
   public mutating func consume(_ literal: StaticString) -> Bool {
     let count = literal.utf8CodeUnitCount
     guard end - position >= count else { return false }
@@ -139,5 +139,125 @@ extension JSONCursor {
   func makeString(_ slice: JSONStringSlice) -> String {
     if slice.hasEscapes { return slice.string(base: base) }
     return makeString(start: slice.start, count: slice.end - slice.start)
+  }
+
+  /// Quick step of `readStringSlice`: a string (the cursor at its opening quote) without escapes
+  /// or control characters, scanned a word at a time; `nil` with the cursor untouched for
+  /// anything else, or when too few bytes are readable past the end for whole words.
+  @inlinable @inline(__always)
+  package mutating func plainStringSlice() -> JSONStringSlice? {
+    guard position < end, base[position] == 0x22 else { return nil }
+    let start = position + 1
+    var index = start
+    let lastWord = end + readableSlack - 8
+    while index <= lastWord {
+      let word = UInt64(
+        littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+      let flags = Self.specialBytes(word)
+      if flags != 0 {
+        // The lowest flag is exact.
+        index += flags.trailingZeroBitCount &>> 3
+        guard index < end, base[index] == 0x22 else { return nil }
+        position = index + 1
+        return JSONStringSlice(start: start, end: index, hasEscapes: false)
+      }
+      index += 8
+    }
+    return nil
+  }
+
+  /// A string slice: `plainStringSlice`, else the general `readStringSlice` from the same place.
+  @inlinable @inline(__always)
+  package mutating func readStringSliceQuickly() throws(JSONSyntaxError) -> JSONStringSlice {
+    if let slice = plainStringSlice() { return slice }
+    return try readStringSlice()
+  }
+
+  /// Quick step of `skipValue` for an object in compact form (no whitespace, at most 64 levels
+  /// deep): checks its syntax in one loop without recursion and returns its range; `nil` with
+  /// the cursor untouched for anything else, and `skipValue` reads it from the same place.
+  @usableFromInline
+  mutating func skipCompactObject() -> Range<Int>? {
+    let start = position
+    // One bit per open container, innermost lowest: 1 for an object, 0 for an array.
+    var stack: UInt64 = 0
+    var depth = 0
+    var index = position
+    func fail() -> Range<Int>? {
+      position = start
+      return nil
+    }
+    // After `{` or `,` in an object: a key and its colon.
+    @inline(__always) func key(_ index: inout Int) -> Bool {
+      guard index < end, base[index] == 0x22 else { return false }
+      position = index
+      guard (try? readStringSliceQuickly()) != nil, position < end, base[position] == 0x3A else {
+        return false
+      }
+      index = position + 1
+      return true
+    }
+    guard index < end, base[index] == 0x7B else { return nil }
+    while true {
+      // A value at `index`.
+      guard index < end else { return fail() }
+      switch base[index] {
+      case 0x7B, 0x5B:
+        guard depth < 64 else { return fail() }
+        let isObject = base[index] == 0x7B
+        stack = stack << 1 | (isObject ? 1 : 0)
+        depth += 1
+        index += 1
+        guard index < end else { return fail() }
+        if base[index] == (isObject ? 0x7D : 0x5D) {
+          index += 1
+          stack >>= 1
+          depth -= 1
+        } else {
+          if isObject, !key(&index) { return fail() }
+          continue
+        }
+      case 0x22:
+        position = index
+        guard (try? readStringSliceQuickly()) != nil else { return fail() }
+        index = position
+      case 0x2D, 0x30...0x39:
+        position = index
+        guard (try? readNumberLiteral()) != nil else { return fail() }
+        index = position
+      case 0x74:
+        position = index
+        guard matchLiteral("true") else { return fail() }
+        index = position
+      case 0x66:
+        position = index
+        guard matchLiteral("false") else { return fail() }
+        index = position
+      case 0x6E:
+        position = index
+        guard matchLiteral("null") else { return fail() }
+        index = position
+      default: return fail()
+      }
+      // After a value: close containers, or go on to the next member or element.
+      while depth > 0 {
+        guard index < end else { return fail() }
+        let byte = base[index]
+        let inObject = stack & 1 == 1
+        if byte == 0x2C {
+          index += 1
+          if inObject, !key(&index) { return fail() }
+          break
+        }
+        guard byte == (inObject ? 0x7D : 0x5D) else { return fail() }
+        index += 1
+        stack >>= 1
+        depth -= 1
+      }
+      if depth == 0 {
+        position = index
+        return start..<index
+      }
+    }
   }
 }

@@ -408,6 +408,11 @@ public struct JSONCursor {
   @discardableResult
   public mutating func skipValue() throws -> Range<Int> {
     skipWhitespace()
+    // The quick step only for the outermost value: nested values are inside its reach, and a
+    // retry at every level of a deep value would count its depth wrong.
+    if depth == 0, position < end, base[position] == 0x7B, let range = skipCompactObject() {
+      return range
+    }
     let start = position
     guard position < end else { throw error("a value") }
     switch base[position] {
