@@ -26,6 +26,9 @@ public struct Replayer: Sendable {
   public var reader: LogReader
   /// The checkpoint sidecar, or `nil` to replay from the first event.
   public var checkpoints: CheckpointStore?
+  /// Whether a seq inside a multi-event write is refused as a point to stop at (the CLI's
+  /// rule for every `--at`: no reader ever saw that state); the library allows it by default.
+  public var refusesSeqsInsideWrites = false
   /// Where checkpoint decisions are explained (`--verbose`).
   public var explain: @Sendable (String) -> Void
 
@@ -130,7 +133,9 @@ public struct Replayer: Sendable {
     // The reader stops after `last`: every line handed out is at or before it.
     try reader.forEachEvent(from: position, through: last) { line in
       eventsRead += 1
-      if line.sequence == last, let batch = line.batch, batch.upperBound > line.sequence {
+      if refusesSeqsInsideWrites, line.sequence == last, let batch = line.batch,
+        batch.upperBound > line.sequence
+      {
         splitWrite = batch
       }
       if needsDigest {
@@ -193,7 +198,7 @@ public struct Replayer: Sendable {
         location: reader.path,
         problem: "the log has \(lastSequence) events; there is no seq \(target)")
     }
-    if case .sequence(let target) = point, startedFrom == target, !entries.isEmpty {
+    if refusesSeqsInsideWrites, case .sequence(let target) = point, startedFrom == target {
       splitWrite = try CheckpointStore.write(
         endingAt: position.offset, of: reader.path, through: target)
     }
@@ -262,8 +267,9 @@ public struct Replayer: Sendable {
           // Some event it covers is later than the instant: it holds too much.
           continue
         }
+        explain("starting from the checkpoint at seq \(loaded.sequence)")
         explain(
-          "starting from the checkpoint at seq \(loaded.sequence) (trusted because the log is at least \(loaded.anchor.offset) bytes long and its \(loaded.anchor.samples.count) sample lines are unchanged; the lines between them are not re-read: 'replay verify' re-hashes every checkpoint's prefix)"
+          "trusted because the log is at least \(loaded.anchor.offset) bytes long and its \(loaded.anchor.samples.count) sample lines are unchanged; the lines between them are not re-read ('replay verify' re-hashes every checkpoint's prefix)"
         )
         return loaded
       } catch {

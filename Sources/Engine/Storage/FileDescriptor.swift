@@ -53,6 +53,11 @@ struct FileDescriptor: Sendable {
       file.close()
       throw .notALog(path: path, problem: "it is \(kind.description), not a regular file")
     }
+    // /proc and /sys files say they are empty regular files but have content.
+    if (try? file.status().size) == 0, (try? file.readFully(count: 1, at: 0).isEmpty) == false {
+      file.close()
+      throw .notALog(path: path, problem: "it claims to be empty but has content (a /proc file?)")
+    }
     return file
   }
 

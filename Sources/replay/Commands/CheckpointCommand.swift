@@ -68,11 +68,12 @@ enum CheckpointCommand {
     // A checkpoint a replay cannot save is only explained there (it is a cache); here saving it
     // is the whole job, so a failure is an error.
     let failures = Failures()
-    let replayer = Replayer(
+    var replayer = Replayer(
       reader: invocation.logReader, checkpoints: store,
       explain: { message in
         if message.hasPrefix("could not save") { failures.messages.withLock { $0.append(message) } }
       })
+    replayer.refusesSeqsInsideWrites = true
     let point = at.map(ReplayPoint.sequence) ?? .end
     // One pass saves the interval's checkpoints and the last event's.
     let saved = try replayer.readModels(

@@ -50,9 +50,11 @@ extension ParsedInvocation {
     let terminal = self.terminal
     let verbose = declares("--verbose") && flag("--verbose")
     let useCheckpoints = !(declares("--no-checkpoints") && flag("--no-checkpoints"))
-    return Replayer(
+    var replayer = Replayer(
       reader: logReader, checkpoints: useCheckpoints ? CheckpointStore(logPath: logPath) : nil,
       explain: { message in if verbose { terminal.writeError("note: \(message)\n") } })
+    replayer.refusesSeqsInsideWrites = true
+    return replayer
   }
 
   /// Rebuilds read models at the asked point; a full replay saves the checkpoints the log's

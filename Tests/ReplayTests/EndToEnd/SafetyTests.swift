@@ -125,14 +125,15 @@ private func logWithAWriteOfThree(
     try withTemporaryDirectory { directory in
       let log = try logWithAWriteOfThree(in: directory)
       for arguments in [
-        ["state", "--log", log, "--at", seq], ["diff", "--log", log, "--from", "1", "--to", seq],
+        ["state", "contacts", "--log", log, "--at", seq],
+        ["diff", "contacts", "--log", log, "--from", "1", "--to", seq],
       ] {
         let result = try ReplayProcess.run(arguments)
         #expect(result.status == 65, "\(arguments): \(result.error)")
         #expect(result.error.contains("inside the atomic write of events 2...4"), "\(result.error)")
       }
-      #expect(try ReplayProcess.run(["state", "--log", log, "--at", "4"]).status == 0)
-      #expect(try ReplayProcess.run(["state", "--log", log, "--at", "1"]).status == 0)
+      #expect(try ReplayProcess.run(["state", "contacts", "--log", log, "--at", "4"]).status == 0)
+      #expect(try ReplayProcess.run(["state", "contacts", "--log", log, "--at", "1"]).status == 0)
     }
   }
 
@@ -146,7 +147,7 @@ private func logWithAWriteOfThree(
       let verify = try ReplayProcess.run(["verify", "--log", log])
       #expect(verify.status == 74)
       #expect(verify.output.contains("the log is shorter than it was"))
-      let state = try ReplayProcess.run(["state", "--log", log])
+      let state = try ReplayProcess.run(["state", "contacts", "--log", log])
       #expect(state.error.contains("the log is shorter than it was"))
     }
   }
@@ -214,7 +215,7 @@ private func logWithAWriteOfThree(
       let result = try ReplayProcess.run(["export", "contacts", "--log", log, "--output", link])
       #expect(result.status == 0, "\(result.error)")
       #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "real.json")
-      #expect(String(decoding: fileBytes(target), as: UTF8.self).contains("5"))
+      #expect(String(decoding: fileBytes(target), as: UTF8.self).hasPrefix("["))
     }
   }
 }
