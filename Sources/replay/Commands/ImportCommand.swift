@@ -123,7 +123,7 @@ enum ImportCommand {
       } ?? 1000
     let timeout =
       try invocation.parse("--timeout", expecting: "expected a number of seconds > 0") {
-        Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+        DecimalNumber.parse($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
       } ?? 30
     let retries =
       try invocation.parse("--retries", expecting: "expected a whole number ≥ 0") {
