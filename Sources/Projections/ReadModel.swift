@@ -125,6 +125,6 @@ public struct ViewOptions: Sendable, Equatable {
     self.timeZone = timeZone
   }
 
-  /// `en_US` in UTC: `Jun 14, 2017 at 6:00 PM`.
+  /// `en_US` in UTC: `Jun 14, 2017 at 6:00:00 PM`.
   public static let `default` = ViewOptions(locale: Locale(identifier: "en_US"), timeZone: .gmt)
 }

@@ -7,15 +7,28 @@
 public struct ReadModelEntry: Sendable, Equatable, Hashable {
   /// A named value.
   public struct Field: Sendable, Equatable, Hashable {
+    /// What a field's text stands for, so JSON can write it as a JSON boolean or number.
+    public enum Kind: Sendable, Equatable, Hashable {
+      /// A string.
+      case text
+      /// `true` or `false`.
+      case boolean
+      /// A decimal number, as Swift's `description` of a `Double` writes it.
+      case number
+    }
+
     /// The field's stable name (`phone.work`).
     public var name: String
     /// Its value as text.
     public var value: String
+    /// What `value` stands for.
+    public var kind: Kind
 
-    /// A field named `name` holding `value`.
-    public init(name: String, value: String) {
+    /// A field named `name` holding `value`, of `kind`.
+    public init(name: String, value: String, kind: Kind = .text) {
       self.name = name
       self.value = value
+      self.kind = kind
     }
   }
 
@@ -35,6 +48,16 @@ public struct ReadModelEntry: Sendable, Equatable, Hashable {
   /// Appends a field.
   mutating func append(_ name: String, _ value: String) {
     fields.append(Field(name: name, value: value))
+  }
+
+  /// Appends a boolean field (`true`/`false`).
+  mutating func append(_ name: String, boolean value: Bool) {
+    fields.append(Field(name: name, value: value ? "true" : "false", kind: .boolean))
+  }
+
+  /// Appends a number field.
+  mutating func append(_ name: String, number value: Double) {
+    fields.append(Field(name: name, value: value.description, kind: .number))
   }
 
   /// Appends a field when `value` is not `nil`.
@@ -60,12 +83,17 @@ public struct EntryDiff: Sendable, Equatable {
     public var before: String?
     /// Its value in the new state; `nil` when the field is absent.
     public var after: String?
+    /// What the values stand for (a field keeps its kind on both sides).
+    public var kind: ReadModelEntry.Field.Kind
 
     /// A difference in field `name`.
-    public init(name: String, before: String?, after: String?) {
+    public init(
+      name: String, before: String?, after: String?, kind: ReadModelEntry.Field.Kind = .text
+    ) {
       self.name = name
       self.before = before
       self.after = after
+      self.kind = kind
     }
   }
 
@@ -120,11 +148,13 @@ public struct EntryDiff: Sendable, Equatable {
     for field in afterFields {
       let old = beforeFields.first { $0.name == field.name }?.value
       if old != field.value {
-        differences.append(FieldDifference(name: field.name, before: old, after: field.value))
+        differences.append(
+          FieldDifference(name: field.name, before: old, after: field.value, kind: field.kind))
       }
     }
     for field in beforeFields where !afterFields.contains(where: { $0.name == field.name }) {
-      differences.append(FieldDifference(name: field.name, before: field.value, after: nil))
+      differences.append(
+        FieldDifference(name: field.name, before: field.value, after: nil, kind: field.kind))
     }
     return differences
   }

@@ -4,7 +4,14 @@ import Foundation
 // like a full disk (it cuts the file back and says so), not kill the process half-way.
 signal(SIGXFSZ, SIG_IGN)
 let terminal = Terminal.standard()
-let status = runCommandLine(
-  Array(CommandLine.arguments.dropFirst()), root: ReplayCommand.root,
-  version: ReplayCommand.version, terminal: terminal)
+let status: ExitCode
+do throws(RawArguments.InvalidArgument) {
+  let arguments = try RawArguments.decode(RawArguments.processArguments())
+  status = runCommandLine(
+    arguments, root: ReplayCommand.root, version: ReplayCommand.version, terminal: terminal)
+} catch {
+  terminal.writeError("Error: \(error.message)\n")
+  status = .invalidInput
+}
+terminal.flush()
 exit(status.rawValue)

@@ -258,7 +258,7 @@ import Testing
     #expect(
       contacts.entries["1"]?.fields == [
         ReadModelEntry.Field(name: "name", value: "Bart"),
-        ReadModelEntry.Field(name: "isFavorite", value: "false"),
+        ReadModelEntry.Field(name: "isFavorite", value: "false", kind: .boolean),
       ])
     #expect(contacts.entry(forID: "7") == nil)
     #expect(contacts.entry(forID: "") == nil)
@@ -276,7 +276,10 @@ import Testing
       diff.changed == [
         EntryDiff.Change(
           id: "2",
-          fields: [EntryDiff.FieldDifference(name: "isFavorite", before: "false", after: "true")])
+          fields: [
+            EntryDiff.FieldDifference(
+              name: "isFavorite", before: "false", after: "true", kind: .boolean)
+          ])
       ])
   }
 }

@@ -180,8 +180,9 @@ import Testing
     #expect(
       list.entries == [
         "a": ReadModelEntry(fields: [
-          .init(name: "name", value: "Alpha"), .init(name: "latitude", value: "-34.98520411042454"),
-          .init(name: "longitude", value: "149.98458041136354"),
+          .init(name: "name", value: "Alpha"),
+          .init(name: "latitude", value: "-34.98520411042454", kind: .number),
+          .init(name: "longitude", value: "149.98458041136354", kind: .number),
         ])
       ])
     let before = list.entries
@@ -191,8 +192,8 @@ import Testing
         EntryDiff.Change(
           id: "a",
           fields: [
-            .init(name: "latitude", before: "-34.98520411042454", after: "-35.0"),
-            .init(name: "longitude", before: "149.98458041136354", after: "150.0"),
+            .init(name: "latitude", before: "-34.98520411042454", after: "-35.0", kind: .number),
+            .init(name: "longitude", before: "149.98458041136354", after: "150.0", kind: .number),
           ])
       ])
     #expect(list.entry(forID: "b") == nil)

@@ -53,7 +53,7 @@ import Testing
     #expect(row.icon.name == "bird")
     #expect(row.icon.fileNames == ["bird.png", "bird@2x.png", "bird@3x.png"])
     #expect(row.title == "Red-tailed Hawk")
-    #expect(row.dateText == "Jun 14, 2017 at 6:00 PM")
+    #expect(row.dateText == "Jun 14, 2017 at 6:00:00 PM")
     #expect(row.description == "Standing in tree in middle of wooded area.")
     #expect(list.row(for: Self.hawkID) == row)
     #expect(list.row(for: Self.frogID) == nil)
@@ -69,11 +69,11 @@ import Testing
 
   @Test(
     arguments: [
-      ("en_US", "UTC", "Jun 14, 2017 at 6:00 PM"),
-      ("en_US", "America/New_York", "Jun 14, 2017 at 2:00 PM"),
-      ("en_US", "Asia/Taipei", "Jun 15, 2017 at 2:00 AM"),
-      ("fr_FR", "Europe/Paris", "14 juin 2017 à 20:00"),
-      ("de_DE", "Europe/Berlin", "14.06.2017, 20:00"),
+      ("en_US", "UTC", "Jun 14, 2017 at 6:00:00 PM"),
+      ("en_US", "America/New_York", "Jun 14, 2017 at 2:00:00 PM"),
+      ("en_US", "Asia/Taipei", "Jun 15, 2017 at 2:00:00 AM"),
+      ("fr_FR", "Europe/Paris", "14 juin 2017 à 20:00:00"),
+      ("de_DE", "Europe/Berlin", "14.06.2017, 20:00:00"),
     ])
   func datesAreFormattedForTheViewsLocaleAndTimeZone(
     locale: String, timeZone: String, expected: String
@@ -100,7 +100,7 @@ import Testing
     #expect(row.title == "Red-tailed Hawk (juvenile)")
     #expect(row.classification == .bird)
     #expect(row.description == "Standing in tree in middle of wooded area.")
-    #expect(row.dateText == "Jun 14, 2017 at 7:30 PM")
+    #expect(row.dateText == "Jun 14, 2017 at 7:30:00 PM")
   }
 
   @Test func removedObservationsDisappearAndUnknownOnesStayUnknown() {
@@ -124,14 +124,15 @@ import Testing
         == #"{"title":"Field Survey","detailTitle":"Observation","locale":"en_US","timeZone":"GMT","#
         + #""observations":[{"id":"398f8d08492d","classification":"bird","icon":"bird","#
         + #""iconFiles":["bird.png","bird@2x.png","bird@3x.png"],"title":"Red-tailed Hawk","#
-        + #""date":"2017-06-14T18:00:00.000Z","dateText":"Jun 14, 2017 at 6:00 PM","#
+        + #""date":"2017-06-14T18:00:00.000Z","dateText":"Jun 14, 2017 at 6:00:00 PM","#
         + #""description":"Standing in tree in middle of wooded area."}]}"#)
     let paris = ViewOptions(
       locale: Locale(identifier: "fr_FR"),
       timeZone: try #require(TimeZone(identifier: "Europe/Paris")))
     let text = list.jsonText(options: paris)
     #expect(text.contains(#""locale":"fr_FR","timeZone":"Europe/Paris""#))
-    #expect(text.contains(#""date":"2017-06-14T18:00:00.000Z","dateText":"14 juin 2017 à 20:00""#))
+    #expect(
+      text.contains(#""date":"2017-06-14T18:00:00.000Z","dateText":"14 juin 2017 à 20:00:00""#))
   }
 
   @Test func entriesHoldTheFieldsInTheLogsForm() {

@@ -57,17 +57,17 @@ import Testing
     let rows = list.rows(options: ViewOptions(locale: Locale(identifier: "en_US"), timeZone: .gmt))
     #expect(
       rows.map { "\($0.icon.name) | \($0.title) | \($0.dateText)" } == [
-        "bird | Red-tailed Hawk | Jun 14, 2017 at 6:00 PM",
-        "amphibian | American Bullfrog | Jun 15, 2017 at 11:10 AM",
-        "reptile | Cottonmouth Snake | Jun 15, 2017 at 11:15 AM",
-        "reptile | Prairie Lizard | Jun 16, 2017 at 3:12 PM",
-        "insect | Red-spotted Purple Butterfly | Jun 17, 2017 at 4:26 PM",
-        "insect | Milkweed Bug | Jun 17, 2017 at 4:45 PM",
-        "fish | Largemouth Bass | Jun 18, 2017 at 5:14 PM",
-        "plant | Poison Oak | Jun 19, 2017 at 10:05 AM",
-        "insect | Rosy Maple Moth | Jun 19, 2017 at 10:39 AM",
-        "mammal | Groundhog | Jun 20, 2017 at 12:32 PM",
-        "mammal | Black Squirrel | Jun 20, 2017 at 1:17 PM",
+        "bird | Red-tailed Hawk | Jun 14, 2017 at 6:00:00 PM",
+        "amphibian | American Bullfrog | Jun 15, 2017 at 11:10:00 AM",
+        "reptile | Cottonmouth Snake | Jun 15, 2017 at 11:15:00 AM",
+        "reptile | Prairie Lizard | Jun 16, 2017 at 3:12:00 PM",
+        "insect | Red-spotted Purple Butterfly | Jun 17, 2017 at 4:26:00 PM",
+        "insect | Milkweed Bug | Jun 17, 2017 at 4:45:00 PM",
+        "fish | Largemouth Bass | Jun 18, 2017 at 5:14:00 PM",
+        "plant | Poison Oak | Jun 19, 2017 at 10:05:00 AM",
+        "insect | Rosy Maple Moth | Jun 19, 2017 at 10:39:00 AM",
+        "mammal | Groundhog | Jun 20, 2017 at 12:32:00 PM",
+        "mammal | Black Squirrel | Jun 20, 2017 at 1:17:00 PM",
       ])
     #expect(rows[0].description == "Standing in tree in middle of wooded area.")
     #expect(rows[0].date == timestamp("2017-06-14T18:00:00Z"))

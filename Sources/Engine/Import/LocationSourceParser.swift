@@ -4,13 +4,15 @@ import Events
 ///
 /// Layout: `{"type": "FeatureCollection", "features": [...]}` (an array of features, or a single
 /// `Feature`, is accepted too). Each feature, its members in any order:
-/// - `id`: a string or number (GeoJSON allows both), a valid location id; required;
+/// - `id`: a string or number (GeoJSON allows both), a valid location id; required, unless
+///   `idProperty` names the member of `properties` that holds it (`--id-property`: RFC 7946
+///   makes a Feature's `id` optional, and many files keep it in `properties`);
 /// - `properties.name`: not empty or only white space;
 /// - `geometry`: a `Point` whose `coordinates` are `[longitude, latitude]` (an altitude after
 ///   them is ignored), in degrees. Other geometries are rejected: only points are locations.
 enum LocationSourceParser {
   static func parse(
-    _ document: JSONValue, into collector: inout SourceParser.Collector
+    _ document: JSONValue, idProperty: String? = nil, into collector: inout SourceParser.Collector
   ) throws(ImportError) {
     let elements: [JSONValue]
     if document["type"]?.stringValue == "Feature" {
@@ -44,22 +46,22 @@ enum LocationSourceParser {
       if let type = object["type"], type.stringValue != "Feature" {
         fields.report("type", type, "expected \"Feature\"")
       }
+      let properties = fields.optionalObject(
+        "properties", object["properties"], expected: "an object {\"name\"}")
+      let idField = idProperty.map { "properties.\($0)" } ?? "id"
+      let idValue = idProperty.map { properties[$0] } ?? object["id"]
       var id: LocationID?
-      if object["id"] == nil {
-        fields.report(
-          "id", nil, "expected the feature's id (a string or number); every location needs one")
+      if idValue == nil {
+        fields.report(idField, nil, missingID(idProperty: idProperty, properties: properties))
       } else {
         id = fields.validated(
-          "id", object["id"], expected: "the feature's id (a string or number)",
+          idField, idValue, expected: "the feature's id (a string or number)",
           acceptingNumbers: true
         ) { text throws(EventsError) in try LocationID(text) }
       }
-      let properties = fields.optionalObject(
-        "properties", object["properties"], expected: "an object {\"name\"}")
       let name = fields.title("properties.name", properties["name"], noun: "a name")
       let coordinate = point(object["geometry"], &fields)
-      let idText =
-        object["id"]?.stringValue ?? object["id"].flatMap { $0.int64Value.map(String.init) }
+      let idText = idValue?.stringValue ?? idValue.flatMap { $0.int64Value.map(String.init) }
       let label = RecordLabel.joined(
         RecordLabel.quoted("id", idText),
         RecordLabel.quoted("name", properties["name"]?.stringValue))
@@ -72,6 +74,25 @@ enum LocationSourceParser {
             source: collector.sourceName)),
         index: index, label: label)
     }
+  }
+
+  /// Why a feature has no id, naming the properties that could give one with `--id-property`:
+  /// those holding a string or a whole number, other than `name`.
+  private static func missingID(idProperty: String?, properties: JSONObject) -> String {
+    if let idProperty {
+      return "expected the feature's id in properties.\(idProperty) (a string or number); "
+        + "every location needs one"
+    }
+    var message = "expected the feature's id (a string or number); every location needs one"
+    let candidates = properties.members.filter { member in
+      member.key != "name" && (member.value.stringValue != nil || member.value.int64Value != nil)
+    }.map { "'\($0.key)'" }
+    if !candidates.isEmpty {
+      message +=
+        "; to take it from the properties, pass --id-property with one of "
+        + candidates.joined(separator: ", ")
+    }
+    return message
   }
 
   /// The point of a `Point` geometry, or `nil` after reporting why there is none.

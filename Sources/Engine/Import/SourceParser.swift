@@ -26,12 +26,17 @@ public enum SourceParser {
     public var timeZone: TimeZone
     /// Whether the source came from a URL (error messages say so).
     public var isRemote: Bool
+    /// Locations: the member of a Feature's `properties` holding its id, when the Feature has
+    /// no `id` of its own (`--id-property`).
+    public var idProperty: String?
 
     public init(
-      timeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current, isRemote: Bool = false
+      timeZone: TimeZone = TimeZone(identifier: "UTC") ?? .current, isRemote: Bool = false,
+      idProperty: String? = nil
     ) {
       self.timeZone = timeZone
       self.isRemote = isRemote
+      self.idProperty = idProperty
     }
   }
 
@@ -61,7 +66,7 @@ public enum SourceParser {
     case .zoo:
       try ZooSourceParser.parse(document, into: &collector)
     case .locations:
-      try LocationSourceParser.parse(document, into: &collector)
+      try LocationSourceParser.parse(document, idProperty: options.idProperty, into: &collector)
     case .contacts:
       try ContactSourceParser.parse(document, into: &collector)
     }

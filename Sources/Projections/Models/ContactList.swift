@@ -187,7 +187,7 @@ public struct ContactList: ReadModel {
   private static func entry(_ record: ContactRecord) -> ReadModelEntry {
     var entry = ReadModelEntry()
     entry.append("name", record.name)
-    entry.append("isFavorite", record.isFavorite ? "true" : "false")
+    entry.append("isFavorite", boolean: record.isFavorite)
     entry.append("companyName", record.companyName)
     entry.append("smallImageURL", record.smallImageURL)
     entry.append("largeImageURL", record.largeImageURL)

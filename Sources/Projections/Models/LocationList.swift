@@ -133,8 +133,8 @@ public struct LocationList: ReadModel {
   private static func entry(_ record: LocationRecord) -> ReadModelEntry {
     var entry = ReadModelEntry()
     entry.append("name", record.name)
-    entry.append("latitude", record.coordinate.latitude.description)
-    entry.append("longitude", record.coordinate.longitude.description)
+    entry.append("latitude", number: record.coordinate.latitude)
+    entry.append("longitude", number: record.coordinate.longitude)
     return entry
   }
 

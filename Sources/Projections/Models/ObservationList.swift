@@ -14,17 +14,18 @@ import Foundation
 /// detail). Formatting is part of the view, not of the state: the same state renders in any
 /// locale.
 ///
-/// **Date text.** `DateFormatter` with `dateStyle = .medium`, `timeStyle = .short`, the given
+/// **Date text.** `DateFormatter` with `dateStyle = .medium`, `timeStyle = .medium` (the app's brief: "the
+/// medium style for both"), the given
 /// locale and time zone; then U+202F NARROW NO-BREAK SPACE and U+00A0 NO-BREAK SPACE are
 /// replaced by a plain space (recent ICU versions, on Linux in particular, put U+202F before
-/// `AM`/`PM`), so en_US gives exactly `Jun 14, 2017 at 6:00 PM` on every platform.
+/// `AM`/`PM`), so en_US gives exactly `Jun 14, 2017 at 6:00:00 PM` on every platform.
 ///
 /// **JSON** (`encode(to:options:)`; `locale` and `timeZone` are the options' identifiers):
 /// ```
 /// {"title":"Field Survey","detailTitle":"Observation","locale":"en_US","timeZone":"GMT",
 ///  "observations":[{"id":"3f2a9c0d41b7","classification":"bird","icon":"bird",
 ///   "iconFiles":["bird.png","bird@2x.png","bird@3x.png"],"title":"Red-tailed Hawk",
-///   "date":"2017-06-14T18:00:00.000Z","dateText":"Jun 14, 2017 at 6:00 PM",
+///   "date":"2017-06-14T18:00:00.000Z","dateText":"Jun 14, 2017 at 6:00:00 PM",
 ///   "description":"Standing in tree in middle of wooded area."},...]}
 /// ```
 ///
@@ -99,8 +100,8 @@ public struct ObservationList: ReadModel {
     }
   }
 
-  /// `date` as the list shows it: medium date, short time, for `options`' locale and time zone,
-  /// with no-break spaces made plain (`Jun 14, 2017 at 6:00 PM` in en_US).
+  /// `date` as the list shows it: medium date, medium time, for `options`' locale and time zone,
+  /// with no-break spaces made plain (`Jun 14, 2017 at 6:00:00 PM` in en_US).
   public static func dateText(_ date: Timestamp, options: ViewOptions = .default) -> String {
     ObservationDateFormatter(options).string(from: date)
   }
@@ -213,7 +214,7 @@ public struct ObservationRow: Sendable, Equatable {
   public var title: String
   /// When it was seen.
   public var date: Timestamp
-  /// `date` formatted for the view's locale and time zone (`Jun 14, 2017 at 6:00 PM`).
+  /// `date` formatted for the view's locale and time zone (`Jun 14, 2017 at 6:00:00 PM`).
   public var dateText: String
   /// The detail's text.
   public var description: String
@@ -243,7 +244,7 @@ public struct ClassificationIcon: Sendable, Equatable, Hashable {
   public var fileNames: [String] { [name + ".png", name + "@2x.png", name + "@3x.png"] }
 }
 
-/// The date formatter of one view: medium date, short time, no-break spaces made plain.
+/// The date formatter of one view: medium date, medium time, no-break spaces made plain.
 struct ObservationDateFormatter {
   private let formatter: DateFormatter
 
@@ -252,7 +253,7 @@ struct ObservationDateFormatter {
     formatter.locale = options.locale
     formatter.timeZone = options.timeZone
     formatter.dateStyle = .medium
-    formatter.timeStyle = .short
+    formatter.timeStyle = .medium
   }
 
   func string(from date: Timestamp) -> String {

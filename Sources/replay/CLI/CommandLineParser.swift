@@ -5,7 +5,9 @@
 ///   value may start with a single `-` (`--from -1`) unless it is one of this command's short
 ///   options, but a value starting with `--` must use the `--name=value` form.
 /// - `-abc` sets the short flags `-a`, `-b` and `-c` when all three are flags.
-/// - A non-repeating option given twice keeps the last value; a repeating one keeps all.
+/// - A non-repeating option given twice is a usage error naming both values (swift-argument-parser
+///   keeps the last, which lets a second `--log` silently redirect a write); a repeating one
+///   keeps all. A flag given twice is still one flag.
 /// - `--` ends the options: everything after it is a positional value.
 /// - Options and positional values may be mixed in any order; options of a group come
 ///   before its subcommand's name.
@@ -257,7 +259,10 @@ private struct Level {
     }
     var given =
       values.options[key(option)] ?? ParsedValues.OptionValues(values: [], typedName: name)
-    given.values = option.isRepeating ? given.values + [value] : [value]
+    if !option.isRepeating, let first = given.values.first {
+      throw .repeatedOption(option, first: (given.typedName, first), second: (name, value))
+    }
+    given.values.append(value)
     given.typedName = name
     values.options[key(option)] = given
   }

@@ -34,6 +34,15 @@ extension UsageError {
     UsageError("Unknown subcommand '\(name)'" + didYouMean(suggestion))
   }
 
+  /// A single-valued option given twice: which value was meant cannot be guessed.
+  static func repeatedOption(
+    _ option: Option, first: (name: String, value: String), second: (name: String, value: String)
+  ) -> UsageError {
+    UsageError(
+      "'\(option.preferredName)' was given twice ('\(first.name) \(first.value)' and "
+        + "'\(second.name) \(second.value)'); give it once")
+  }
+
   static func invalidOption(_ token: String) -> UsageError {
     UsageError("Invalid option: \(token)")
   }

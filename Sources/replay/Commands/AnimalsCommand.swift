@@ -57,6 +57,8 @@ enum AnimalsCommand {
         return .success
       } catch EngineError.versionConflict {
         continue
+      } catch let error as EventsError {
+        throw invocation.inCommandLineWords(error)
       }
     }
     throw EngineError.lockTimeout(path: log.path, seconds: 0)

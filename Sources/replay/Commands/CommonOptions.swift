@@ -94,7 +94,7 @@ extension ParsedInvocation {
     let terminal = self.terminal
     let lockTimeout =
       try parse("--lock-timeout", expecting: "expected a number of seconds ≥ 0") { text in
-        Double(text).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
+        DecimalNumber.parse(text).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
       } ?? 10
     let noFsync = flag("--no-fsync")
     if noFsync {

@@ -127,9 +127,9 @@ enum DiffCommand {
         writer.key("name")
         writer.string(field.name)
         writer.key("before")
-        if let before = field.before { writer.string(before) } else { writer.null() }
+        writer.fieldValue(field.before, kind: field.kind)
         writer.key("after")
-        if let after = field.after { writer.string(after) } else { writer.null() }
+        writer.fieldValue(field.after, kind: field.kind)
         writer.endObject()
       }
       writer.endArray()

@@ -24,8 +24,13 @@ enum DomainCommandRunner {
       "--expected-version", expecting: "expected a whole number, 'no-stream' or 'any'"
     ) { ExpectedVersion($0) }
     let log = try invocation.openLogForWriting()
-    let result = try log.handle(
-      command, with: decider, metadata: invocation.metadata, expectedVersion: expected)
+    let result: CommandResult
+    do {
+      result = try log.handle(
+        command, with: decider, metadata: invocation.metadata, expectedVersion: expected)
+    } catch let error as EventsError {
+      throw invocation.inCommandLineWords(error)
+    }
     report(result, invocation)
     return .success
   }
@@ -58,6 +63,18 @@ enum DomainCommandRunner {
 }
 
 extension ParsedInvocation {
+  /// A Decider's rejection of a command's field, reworded to name the command line's command and
+  /// its option or argument (`'replay locations add': '--name': ...`) instead of the Decider's
+  /// internal command name (`'addLocation'`); other errors are returned unchanged.
+  func inCommandLineWords(_ error: EventsError) -> any Error {
+    guard case .invalidCommand(_, let field, let expected, let found) = error else { return error }
+    let option = "--\(field)"
+    let declaresArgument = commands.contains { $0.arguments.contains { $0.name == field } }
+    let label = declares(option) ? option : declaresArgument ? "<\(field)>" : field
+    return InputError.invalid(
+      "'\(commandPath.joined(separator: " "))': '\(label)': expected \(expected), found \(found)")
+  }
+
   /// A required value converted by a throwing domain constructor; its `EventsError` becomes a
   /// usage error naming the option or argument.
   func domainValue<Value>(
@@ -106,7 +123,9 @@ extension ParsedInvocation {
   }
 
   private func requiredNumber(_ name: String) throws -> Double {
-    guard let value = try parse(name, expecting: "expected a number in degrees", { Double($0) })
+    guard
+      let value = try parse(
+        name, expecting: "expected a decimal number of degrees", { DecimalNumber.parse($0) })
     else {
       throw UsageError("Missing value for '\(name) <degrees>'")
     }

@@ -51,7 +51,7 @@ enum GenerateCommand {
       } ?? 10_000
     let lockTimeout =
       try invocation.parse("--lock-timeout", expecting: "expected a number of seconds ≥ 0") {
-        Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
+        DecimalNumber.parse($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
       } ?? 10
     let seed = invocation.requiredValue("--seed")
     let path = invocation.logPath

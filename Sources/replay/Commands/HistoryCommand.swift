@@ -132,9 +132,9 @@ enum HistoryCommand {
         writer.key("field")
         writer.string(change.name)
         writer.key("before")
-        optional(change.before)
+        writer.fieldValue(change.before, kind: change.kind)
         writer.key("after")
-        optional(change.after)
+        writer.fieldValue(change.after, kind: change.kind)
         writer.endObject()
       }
       writer.endArray()

@@ -69,7 +69,8 @@ enum ImportCommand {
          "eventsByType": {"<type>": <count>},
          "events": [{"record", "stream", "version", "type", "id", "summary"}]}
       "events" is there only with --dry-run; firstSeq and lastSeq are null when \
-      nothing was appended; "invalid" lists what --skip-invalid left out.
+      nothing was appended; "invalid" lists what --skip-invalid left out. When every record \
+      is invalid, --skip-invalid fails like an import without it (exit 65).
       """,
     arguments: [
       Argument(
@@ -83,6 +84,9 @@ enum ImportCommand {
         names: ["--time-zone"], valueName: "zone",
         help: "Observations: the IANA time zone of dates without one (e.g. America/Chicago).",
         defaultValue: "UTC"),
+      Option(
+        names: ["--id-property"], valueName: "name",
+        help: "Locations: take each Feature's id from this member of its properties."),
       Option.flag(
         ["--skip-invalid"], help: "Import the valid records; list the invalid ones on stderr."),
       Option.flag(["--dry-run"], help: "Show the events that would be appended; write nothing."),
@@ -123,7 +127,7 @@ enum ImportCommand {
       } ?? 1000
     let timeout =
       try invocation.parse("--timeout", expecting: "expected a number of seconds > 0") {
-        Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+        DecimalNumber.parse($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
       } ?? 30
     let retries =
       try invocation.parse("--retries", expecting: "expected a whole number ≥ 0") {
@@ -132,6 +136,10 @@ enum ImportCommand {
     let environment = ProcessInfo.processInfo.environment
     let retryDelay = environment[retryDelayVariable].flatMap(Double.init) ?? 0.5
     let skipInvalid = invocation.flag("--skip-invalid")
+    let idProperty = invocation.value("--id-property")
+    if idProperty != nil, kind != .locations {
+      throw UsageError("'--id-property' is for locations (GeoJSON) sources only")
+    }
     let dryRun = invocation.flag("--dry-run")
     let json = invocation.flag("--json")
     let progress = ProgressLine.forStandardError(terminal, threshold: progressThreshold)
@@ -145,10 +153,12 @@ enum ImportCommand {
     let bytes = try source.read(with: fetcher)
     let parsed = try SourceParser.parse(
       bytes, kind: kind, sourceName: source.name,
-      options: SourceParser.Options(timeZone: timeZone, isRemote: source.isRemote),
+      options: SourceParser.Options(
+        timeZone: timeZone, isRemote: source.isRemote, idProperty: idProperty),
       progress: progress?.report)
     for note in parsed.notes { terminal.writeError("note: \(note)\n") }
     if !skipInvalid { try parsed.requireValid() }
+    try requireSomethingValid(parsed, problems: parsed.problems)
     let metadata = ImportPlanner.metadata(
       for: parsed, actor: invocation.value("--actor"), reason: invocation.value("--reason"))
 
@@ -174,6 +184,7 @@ enum ImportCommand {
     }
     progress?.finish()
     let problems = parsed.problems + result.plan.rejected
+    try requireSomethingValid(parsed, problems: problems)
     if !problems.isEmpty {
       terminal.writeError(ImportReport.skippedWarning(parsed, problems: problems))
     }
@@ -185,6 +196,19 @@ enum ImportCommand {
       terminal.write(ImportReport.summary(parsed, result))
     }
     return .success
+  }
+}
+
+extension ImportCommand {
+  /// `--skip-invalid` imports the valid records; when a source has records and none is valid,
+  /// there is nothing it could mean, and "nothing to import" with exit 0 would hide that every
+  /// record was refused: the import fails as it would without `--skip-invalid`.
+  static func requireSomethingValid(_ parsed: ParsedSource, problems: [RecordProblem]) throws {
+    let rejected = Set(problems.filter(\.rejectsRecord).map(\.index))
+    guard parsed.recordCount > 0, rejected.count >= parsed.recordCount else { return }
+    throw ImportError.invalidRecords(
+      kind: parsed.kind, source: parsed.sourceName, recordCount: parsed.recordCount,
+      problems: problems)
   }
 }
 

@@ -8,7 +8,9 @@ enum LogCommand {
     abstract: "List events, oldest first.",
     discussion: """
       Prints a table of events (seq, time, stream, version, type, actor, reason), or with --json \
-      the log's lines exactly as stored, one envelope per line.
+      the log's lines exactly as stored, one envelope per line. The table is printed as the log \
+      is read: its column widths come from the first 1000 rows, and a later, wider cell pushes \
+      the rest of its row.
       """,
     options: [
       CommonOptions.log,
@@ -39,13 +41,13 @@ enum LogCommand {
     let stream = invocation.value("--stream")
     let type = invocation.value("--type")
     let json = invocation.flag("--json")
-    var table = TextTable([
+    var table = StreamingTextTable([
       .init(title: "SEQ", alignment: .right), .init(title: "TIME"),
       .init(title: "STREAM", maximumWidth: 48),
       .init(title: "VERSION", alignment: .right), .init(title: "TYPE"),
       .init(title: "ACTOR", maximumWidth: 24),
       .init(title: "REASON", maximumWidth: 48),
-    ])
+    ]) { invocation.terminal.write($0) }
     var shown = 0
     if limit == 0 { return .success }
     try invocation.logReader.forEachEvent { line in
@@ -66,11 +68,8 @@ enum LogCommand {
       return limit.map { shown < $0 } ?? true
     }
     if !json {
-      if table.rows.isEmpty {
-        invocation.terminal.writeError("note: no events match\n")
-      } else {
-        invocation.terminal.write(table.render())
-      }
+      table.finish()
+      if shown == 0 { invocation.terminal.writeError("note: no events match\n") }
     }
     return .success
   }

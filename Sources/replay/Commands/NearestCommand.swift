@@ -50,7 +50,7 @@ enum NearestCommand {
         writer.string(neighbor.id.rawValue)
         writer.key("name")
         writer.string(neighbor.name)
-        writer.key("miles")
+        writer.key("distanceInMiles")
         writer.numberLiteral(neighbor.distanceText)
         writer.endObject()
       }

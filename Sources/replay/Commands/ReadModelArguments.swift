@@ -110,9 +110,22 @@ extension ReadModelEntry {
       writer.key("name")
       writer.string(field.name)
       writer.key("value")
-      writer.string(field.value)
+      writer.fieldValue(field.value, kind: field.kind)
       writer.endObject()
     }
     writer.endArray()
+  }
+}
+
+extension JSONWriter {
+  /// An entry field's value in JSON: a boolean or number field as a JSON boolean or number,
+  /// text as a string, an absent value as `null`.
+  mutating func fieldValue(_ value: String?, kind: ReadModelEntry.Field.Kind) {
+    guard let value else { return null() }
+    switch kind {
+    case .text: string(value)
+    case .boolean: bool(value == "true")
+    case .number: numberLiteral(value)
+    }
   }
 }

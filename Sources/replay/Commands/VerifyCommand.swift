@@ -49,17 +49,35 @@ enum VerifyCommand {
       writer.beginArray()
       for problem in report.problems {
         writer.beginObject()
+        // A problem of the whole log (a digest mismatch) has no line: null, not 0.
         writer.key("line")
-        writer.integer(problem.line)
+        if problem.line > 0 { writer.integer(problem.line) } else { writer.null() }
         writer.key("offset")
-        writer.integer(problem.offset)
+        if problem.line > 0 { writer.integer(problem.offset) } else { writer.null() }
         writer.key("message")
         writer.string(problem.message)
         writer.endObject()
       }
       writer.endArray()
       writer.key("digest")
-      if let digestMessage { writer.string(digestMessage) } else { writer.null() }
+      if let expectedDigest {
+        writer.beginObject()
+        writer.key("seq")
+        writer.integer(expectedDigest.sequence)
+        writer.key("expected")
+        writer.string(SHA256.hex(expectedDigest.sha256))
+        writer.key("found")
+        if let found = report.digest {
+          writer.string(SHA256.hex(found.sha256))
+        } else {
+          writer.null()
+        }
+        writer.key("matches")
+        writer.bool(digestMatched)
+        writer.endObject()
+      } else {
+        writer.null()
+      }
       writer.key("uncommittedTail")
       if let tail = report.uncommittedTail { writer.string(tail) } else { writer.null() }
       writer.key("checkpointsChecked")

@@ -30,29 +30,40 @@ struct TextTable {
 
   /// The table as lines (without trailing spaces), header first.
   func render() -> String {
-    let cells = ([columns.map(\.title)] + rows).map { row in
-      row.enumerated().map { index, cell in
-        Self.truncate(Self.singleLine(cell), to: columns[index].maximumWidth)
-      }
+    let cells = ([columns.map(\.title)] + rows).map(cells(of:))
+    let widths = Self.widths(of: cells, columns: columns.count)
+    return cells.map { line($0, widths: widths) }.joined()
+  }
+
+  /// A row's cells as printed: on one line, cut to their column's maximum width.
+  func cells(of row: [String]) -> [String] {
+    row.enumerated().map { index, cell in
+      Self.truncate(Self.singleLine(cell), to: columns[index].maximumWidth)
     }
-    var widths = columns.map { _ in 0 }
-    for row in cells {
+  }
+
+  /// The widest cell of each column.
+  static func widths(of rows: [[String]], columns: Int) -> [Int] {
+    var widths = Array(repeating: 0, count: columns)
+    for row in rows {
       for (index, cell) in row.enumerated() {
         widths[index] = max(widths[index], displayWidth(cell))
       }
     }
-    var output = ""
-    for row in cells {
-      var line = ""
-      for (index, cell) in row.enumerated() {
-        let padding = String(repeating: " ", count: widths[index] - displayWidth(cell))
-        if index > 0 { line += "  " }
-        line += columns[index].alignment == .right ? padding + cell : cell + padding
-      }
-      while line.last == " " { line.removeLast() }
-      output += line + "\n"
+    return widths
+  }
+
+  /// One row as a line ending in a line break: cells padded to `widths`, two spaces apart; a
+  /// cell wider than its column is printed whole, pushing the rest of its row only.
+  func line(_ cells: [String], widths: [Int]) -> String {
+    var line = ""
+    for (index, cell) in cells.enumerated() {
+      let padding = String(repeating: " ", count: max(0, widths[index] - displayWidth(cell)))
+      if index > 0 { line += "  " }
+      line += columns[index].alignment == .right ? padding + cell : cell + padding
     }
-    return output
+    while line.last == " " { line.removeLast() }
+    return line + "\n"
   }
 
   /// Control characters (line breaks in descriptions) shown as spaces, to keep one row a line.

@@ -43,9 +43,13 @@ import Testing
     #expect(output(["append", "s", "--log=--x=y"]).contains(" log=--x=y "))
   }
 
-  @Test func nonRepeatingOptionGivenTwiceKeepsTheLastValue() {
+  @Test func nonRepeatingOptionGivenTwiceIsAUsageErrorNamingBothValues() {
+    let result = SampleCommands.run(["read", "s", "--limit", "1", "--limit=2"])
+    #expect(result.status == .usageError)
     #expect(
-      output(["read", "s", "--limit", "1", "--limit=2"]) == "stream=s from=0 format=json limit=2\n")
+      result.error.hasPrefix(
+        "Error: '--limit' was given twice ('--limit 1' and '--limit 2'); give it once\n"))
+    #expect(result.output == "")
   }
 
   @Test func repeatingOptionCollectsEveryValueInOrder() {

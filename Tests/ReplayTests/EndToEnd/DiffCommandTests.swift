@@ -35,7 +35,7 @@ private func sampleCopy(in directory: String) throws -> String {
       #expect(json.status == 0)
       #expect(
         json.output == #"""
-          {"model":"contacts","from":{"seq":137},"to":{"seq":147},"added":[],"removed":[],"changed":[{"id":"16","fields":[{"name":"isFavorite","before":"true","after":"false"}]},{"id":"9","fields":[{"name":"isFavorite","before":"false","after":"true"}]}]}
+          {"model":"contacts","from":{"seq":137},"to":{"seq":147},"added":[],"removed":[],"changed":[{"id":"16","fields":[{"name":"isFavorite","before":true,"after":false}]},{"id":"9","fields":[{"name":"isFavorite","before":false,"after":true}]}]}
 
           """#)
     }

@@ -165,7 +165,7 @@ private func sampleCopy(in directory: String) throws -> String {
       #expect(events[1]["source"] is NSNull && events[1]["causation"] is NSNull)
       #expect(
         result.output.hasSuffix(
-          #"{"seq":147,"version":3,"at":"2026-11-08T17:30:00.000Z","type":"ContactUnfavorited","actor":"ana","reason":"donation ended","correlation":null,"causation":null,"source":null,"changes":[{"field":"isFavorite","before":"true","after":"false"}]}]}"#
+          #"{"seq":147,"version":3,"at":"2026-11-08T17:30:00.000Z","type":"ContactUnfavorited","actor":"ana","reason":"donation ended","correlation":null,"causation":null,"source":null,"changes":[{"field":"isFavorite","before":true,"after":false}]}]}"#
             + "\n"))
     }
   }

@@ -226,6 +226,59 @@ private func write(_ text: String, to name: String, in directory: String) throws
     }
   }
 
+  static let airports = """
+    {"type":"FeatureCollection","features":[
+     {"type":"Feature","properties":{"id":"KSFO","name":"San Francisco","elevation":13},
+      "geometry":{"type":"Point","coordinates":[-122.375,37.619]}},
+     {"type":"Feature","properties":{"id":"KOAK","name":"Oakland","elevation":9},
+      "geometry":{"type":"Point","coordinates":[-122.221,37.721]}}]}
+    """
+
+  @Test func geoJSONIdsMayComeFromAPropertyAndTheErrorSaysWhichWouldServe() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      let source = try write(Self.airports, to: "airports.geojson", in: directory)
+      let missing = try ReplayProcess.run(
+        ["import", "locations", source, "--log", log], environment: reproducible)
+      #expect(missing.status == 65)
+      #expect(
+        missing.error.contains(
+          "field 'id': missing — expected the feature's id (a string or number); every location "
+            + "needs one; to take it from the properties, pass --id-property with one of 'id', "
+            + "'elevation'"), "\(missing.error)")
+      #expect(!FileManager.default.fileExists(atPath: log))
+      let imported = try ReplayProcess.run(
+        ["import", "locations", source, "--log", log, "--id-property", "id"],
+        environment: reproducible)
+      #expect(imported.status == 0, "\(imported.error)")
+      #expect(
+        imported.output
+          == "imported 2 location records from airports.geojson: 2 LocationAdded (seq 1...2)\n")
+      let state = try ReplayProcess.run(["state", "locations", "--log", log, "--json"])
+      #expect(state.output.contains(#"{"id":"KOAK","name":"Oakland","#))
+      let wrongKind = try ReplayProcess.run(
+        ["import", "contacts", source, "--log", log, "--id-property", "id"])
+      #expect(wrongKind.status == 64)
+    }
+  }
+
+  @Test func skipInvalidWithEveryRecordInvalidFailsAndWritesNothing() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      let source = try write(
+        #"[{"name":"No Id"},{"id":"2","name":" "}]"#, to: "allbad.json", in: directory)
+      let result = try ReplayProcess.run(
+        ["import", "contacts", source, "--log", log, "--skip-invalid"], environment: reproducible)
+      #expect(result.status == 65)
+      #expect(result.output == "")
+      #expect(
+        result.error.hasPrefix(
+          "Error: 2 of 2 contact records in 'allbad.json' are invalid; nothing was imported:\n"),
+        "\(result.error)")
+      #expect(!FileManager.default.fileExists(atPath: log))
+    }
+  }
+
   @Test func aDryRunShowsTheEventsAndWritesNothing() throws {
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"

@@ -42,7 +42,7 @@ struct ReplayProcess {
   @discardableResult
   static func run(
     _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
-    directory: String? = nil
+    directory: String? = nil, executable: URL = Self.executable
   ) throws -> Result {
     let process = Process()
     process.executableURL = executable

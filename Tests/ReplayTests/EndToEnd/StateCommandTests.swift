@@ -70,7 +70,7 @@ func expectGolden(
       "--time-zone",
       "America/Chicago",
     ])
-    #expect(observation.output.contains("Jun 14, 2017 at 1:00 PM"))
+    #expect(observation.output.contains("Jun 14, 2017 at 1:00:00 PM"))
     let missing = try ReplayProcess.run(["state", "contacts", "--id", "99", "--log", Self.sample])
     #expect(missing.status == 65)
     #expect(missing.error == "Error: contacts has no '99' at seq 147\n")
