@@ -48,7 +48,8 @@ import Testing
     #expect(
       diff.changed == [
         EntryDiff.Change(
-          id: Self.decomposed, fields: [.init(name: "isFavorite", before: "false", after: "true")])
+          id: Self.decomposed,
+          fields: [.init(name: "isFavorite", before: "false", after: "true", kind: .boolean)])
       ])
     #expect(
       EntryDiff(from: [:], to: byEvent.entries).added.map(\.id) == [Self.decomposed, Self.composed])

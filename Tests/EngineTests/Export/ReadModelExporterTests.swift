@@ -264,7 +264,10 @@ private struct StatesDocument: Decodable, Equatable {
       #expect(
         throws: ExportError.cannotCreateOutput(path: path, reason: "No such file or directory")
       ) { try AtomicFile.write([0x7B, 0x7D], to: path) }
-      #expect(throws: ExportError.cannotCreateOutput(path: directory, reason: "Is a directory")) {
+      #expect(
+        throws: ExportError.cannotCreateOutput(
+          path: directory, reason: "it is a directory, which is never replaced")
+      ) {
         try AtomicFile.write([0x7B, 0x7D], to: directory)
       }
       #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == [])

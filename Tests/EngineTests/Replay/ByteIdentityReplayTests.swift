@@ -57,7 +57,8 @@ import Testing
       let favorites = try Replayer(reader: LogReader(path: path)).diff(
         model: "contacts", from: .sequence(2), to: .end)
       let favorited = [
-        EntryDiff.FieldDifference(name: "isFavorite", before: "false", after: "true")
+        EntryDiff.FieldDifference(
+          name: "isFavorite", before: "false", after: "true", kind: .boolean)
       ]
       #expect(
         favorites.changes.changed == [

@@ -400,7 +400,9 @@ private struct StatesDocument: Decodable, Equatable {
         "export", "zipcodes", "--output", directory, "--log", log,
       ])
       #expect(folder.status == 73)
-      #expect(folder.error == "Error: cannot write '\(directory)': Is a directory\n")
+      #expect(
+        folder.error
+          == "Error: cannot write '\(directory)': it is a directory, which is never replaced\n")
       let itself = try ReplayProcess.run(["export", "contacts", "--output", log, "--log", log])
       #expect(itself.status == 73)
       #expect(

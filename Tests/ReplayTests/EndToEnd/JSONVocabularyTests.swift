@@ -47,16 +47,20 @@ import Testing
         + #""problems":[{"line":null,"offset":null,"message":"lines 1...10 do not match the digest: "#
         + #"expected \#(wrong), found \#(found); some of those lines changed"}],"#
         + #""digest":{"seq":10,"expected":"\#(wrong)","found":"\#(found)","matches":false},"#
-        + #""uncommittedTail":null}"# + "\n")
+        + #""uncommittedTail":null,"checkpointsChecked":0,"quarantined":[]}"# + "\n")
     let match = try ReplayProcess.run([
       "verify", "--log", Self.sample, "--json", "--digest", "10:\(found)",
     ])
     #expect(match.status == 0)
     #expect(
       match.output.hasSuffix(
-        #""problems":[],"digest":{"seq":10,"expected":"\#(found)","found":"\#(found)","matches":true},"uncommittedTail":null}"#
+        #""problems":[],"digest":{"seq":10,"expected":"\#(found)","found":"\#(found)","matches":true},"uncommittedTail":null,"#
+          + #""checkpointsChecked":0,"quarantined":[]}"#
           + "\n"))
     let plain = try ReplayProcess.run(["verify", "--log", Self.sample, "--json"])
-    #expect(plain.output.hasSuffix(#""problems":[],"digest":null,"uncommittedTail":null}"# + "\n"))
+    #expect(
+      plain.output.hasSuffix(
+        #""problems":[],"digest":null,"uncommittedTail":null,"checkpointsChecked":0,"#
+          + #""quarantined":[]}"# + "\n"))
   }
 }
