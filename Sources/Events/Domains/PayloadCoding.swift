@@ -325,12 +325,7 @@ extension JSONCursor {
     } catch {
       throw scope.malformed(error)
     }
-    let count = slice.end - slice.start
-    if !slice.hasEscapes, count > 0, count <= 200, base[slice.start] != 0x20,
-      base[slice.end - 1] != 0x20, Self.isPrintableASCII(base + slice.start, count: count)
-    {
-      return slice
-    }
+    if isPlainIdentifier(slice) { return slice }
     if let problem = DomainText.identifierProblem(slice.string(base: base)) {
       throw scope.invalid(field, expected: expected, found: problem)
     }
@@ -342,6 +337,15 @@ extension JSONCursor {
     _: Value.Type, _ field: Int, _ scope: PayloadScope
   ) throws(EventsError) -> Value {
     Value(unchecked: makeString(try decodeIdentifier(field, scope, expected: Value.expectation)))
+  }
+
+  /// Whether `slice` is an id that needs no other check: no escapes, 1 to 200 bytes of
+  /// printable ASCII, no space at either end.
+  @inline(__always)
+  func isPlainIdentifier(_ slice: JSONStringSlice) -> Bool {
+    let count = slice.end - slice.start
+    return !slice.hasEscapes && count > 0 && count <= 200 && base[slice.start] != 0x20
+      && base[slice.end - 1] != 0x20 && Self.isPrintableASCII(base + slice.start, count: count)
   }
 
   /// Checks that `field` holds a string or `null`, without making it.
