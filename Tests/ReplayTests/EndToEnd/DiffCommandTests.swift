@@ -164,7 +164,7 @@ private func sampleCopy(in directory: String) throws -> String {
     try withTemporaryDirectory { directory in
       let log = try sampleCopy(in: directory)
       let result = try ReplayProcess.run([
-        "diff", "contacts", "--from", "1", "--to", "500", "--log", log,
+        "diff", "contacts", "--from", "11", "--to", "500", "--log", log,
       ])
       #expect(result.status == 65)
       #expect(result.error == "Error: \(log): the log has 147 events; there is no seq 500\n")

@@ -14,8 +14,11 @@ import Testing
 
         Checks every line: its checksum and envelope, seq gapless from 1, versions
         consecutive per stream, ids unique, multi-event writes complete, payloads valid
-        JSON. Prints a one-line summary and exits 0, or lists every problem with its
-        line number and exits 74. It never repairs anything.
+        JSON. Also re-hashes the prefix every checkpoint in <log>.checkpoints/ covers
+        (a checkpoint past the log's end means the log is shorter than it was) and
+        lists the files in <log>.quarantine/ (bytes recovery or 'replay repair' cut).
+        Prints a one-line summary and exits 0, or lists every problem with its line
+        number and exits 74. It never repairs anything ('replay repair' does).
 
         USAGE: replay verify [--log <path>] [--digest <seq:sha256>] [--json]
 
