@@ -39,6 +39,9 @@ public enum AtomicFile {
         path: path, reason: "it is the event log itself; choose another file")
     }
     if let kind = existing?.kind, kind != .regular {
+      if kind == .directory {
+        throw .cannotCreateOutput(path: path, reason: systemErrorMessage(EISDIR))
+      }
       guard kind == .characterDevice || kind == .fifo else {
         throw .cannotCreateOutput(
           path: path, reason: "it is \(kind.description), which is never replaced")
