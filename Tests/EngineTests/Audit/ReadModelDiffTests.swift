@@ -17,9 +17,11 @@ import Testing
       #expect(
         diff.changes.changed == [
           EntryDiff.Change(
-            id: "16", fields: [.init(name: "isFavorite", before: "true", after: "false")]),
+            id: "16",
+            fields: [.init(name: "isFavorite", before: "true", after: "false", kind: .boolean)]),
           EntryDiff.Change(
-            id: "9", fields: [.init(name: "isFavorite", before: "false", after: "true")]),
+            id: "9",
+            fields: [.init(name: "isFavorite", before: "false", after: "true", kind: .boolean)]),
         ])
       #expect(diff.labels == ["16": "Roger Rabbit", "9": "Kermit the Frog"])
     }
