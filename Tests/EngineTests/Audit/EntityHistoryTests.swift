@@ -34,11 +34,13 @@ import Testing
       #expect(added.changes.allSatisfy { $0.before == nil })
       #expect(
         history.events[1].changes == [
-          EntryDiff.FieldDifference(name: "isFavorite", before: "false", after: "true")
+          EntryDiff.FieldDifference(
+            name: "isFavorite", before: "false", after: "true", kind: .boolean)
         ])
       #expect(
         history.events[2].changes == [
-          EntryDiff.FieldDifference(name: "isFavorite", before: "true", after: "false")
+          EntryDiff.FieldDifference(
+            name: "isFavorite", before: "true", after: "false", kind: .boolean)
         ])
     }
   }
