@@ -4,7 +4,7 @@ import Projections
 extension ReadModelExporter {
   /// The observations in the layout of `field-observations.json`:
   ///
-  ///     {"status": "ok", "observations": [{"classification": "bird",
+  ///     {"status": "ok", "observations": [{"id": "398f8d08492d", "classification": "bird",
   ///       "title": "Red-tailed Hawk", "description": "...", "date": "2017-06-14T18:00:00Z"}]}
   ///
   /// Dates are ISO 8601 in UTC, the variant the importer reads without a time zone option:
@@ -12,8 +12,9 @@ extension ReadModelExporter {
   /// (`2017-06-14T18:00:00.250Z`), so no date changes on the way back. Observations come in
   /// the list's order: by date, equal dates by id.
   ///
-  /// - Note: the source has no ids, so the export has none either; importing it derives ids
-  ///   from the new source's name, so the ids differ while everything the app shows matches.
+  /// Each observation carries its `id` (the app's source has none; the importer reads it when
+  /// present), so importing the export finds the same streams: into the log it came from it
+  /// appends nothing, into an empty log it gives the same list with the same ids.
   public static func json(_ list: ObservationList) -> [UInt8] {
     var writer = JSONWriter(capacity: 256 * list.count + 64)
     writer.beginObject()
@@ -23,6 +24,8 @@ extension ReadModelExporter {
     writer.beginArray()
     for row in list.rows() {
       writer.beginObject()
+      writer.key("id")
+      writer.string(row.id.rawValue)
       writer.key("classification")
       writer.string(row.classification.rawValue)
       writer.key("title")

@@ -11,7 +11,10 @@ import Foundation
 /// - `date`: `YYYY-MM-DD HH:MM` (seconds allowed) read in the import's time zone, or ISO 8601
 ///   with a zone (`2017-06-14T18:00:03Z`), which wins over the time zone.
 ///
-/// The source has no ids: each record's id derives from the source name, title and date
+/// - `id`: optional (the app's source has none; `replay export observations` writes it): a valid
+///   observation id, kept as it is.
+///
+/// A record without an id gets one derived from the source name, title and date
 /// (`ObservationCommand.importing`), so re-importing the same file finds the same streams.
 enum ObservationSourceParser {
   static let classificationExpectation =
@@ -55,13 +58,23 @@ enum ObservationSourceParser {
         "date", object["date"],
         expected: "a date as 'YYYY-MM-DD HH:MM' or ISO 8601 (e.g. '2017-06-14T18:00:03Z')"
       ) { text throws(EventsError) in try ObservationDate.parse(text, timeZone: timeZone) }
+      var id: ObservationID?
+      if let idValue = object["id"], idValue != .null {
+        id = fields.validated("id", idValue, expected: "an observation id (a string)") {
+          text throws(EventsError) in try ObservationID(text)
+        }
+      }
       let label = RecordLabel.quoted("title", object["title"]?.stringValue)
       collector.problems += fields.problems(label: label)
       guard !fields.isRejected, let classification, let title, let date else { continue }
       let record = ObservationRecord(
         classification: classification, title: title, description: description, date: date)
-      collector.add(
-        .observation(.importing(record, source: collector.sourceName)), index: index, label: label)
+      let command =
+        id.map {
+          ObservationCommand.importObservation(id: $0, record, source: collector.sourceName)
+        }
+        ?? .importing(record, source: collector.sourceName)
+      collector.add(.observation(command), index: index, label: label)
     }
   }
 }

@@ -130,6 +130,11 @@ public enum ContactDecider: Decider {
       guard !events.isEmpty else {
         return .noChange("contact '\(record.id)' is unchanged since its last import")
       }
+      // Equal to the current state (an export of this log imported back): the changes since
+      // the last import are already there, so appending them again would be redundant.
+      if record == current {
+        return .noChange("contact '\(record.id)' is already as the source has it")
+      }
       return .append(events)
     }
   }

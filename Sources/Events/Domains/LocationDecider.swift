@@ -143,6 +143,11 @@ public enum LocationDecider: Decider {
       guard !events.isEmpty else {
         return .noChange("location '\(record.id)' is unchanged since its last import")
       }
+      // Equal to the current state (an export of this log imported back): the changes since
+      // the last import are already there, so appending them again would be redundant.
+      if record == current {
+        return .noChange("location '\(record.id)' is already as the source has it")
+      }
       return .append(events)
     }
   }

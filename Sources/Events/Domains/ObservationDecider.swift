@@ -126,6 +126,11 @@ public enum ObservationDecider: Decider {
       guard let revision = ObservationRevised.between(base, record, id: id, source: source) else {
         return .noChange("observation '\(id)' is unchanged since its last import")
       }
+      // Equal to the current state (an export of this log imported back): the changes since
+      // the last import are already there, so appending them again would be redundant.
+      if record == current {
+        return .noChange("observation '\(id)' is already as the source has it")
+      }
       return .append([.revised(revision)])
     }
   }

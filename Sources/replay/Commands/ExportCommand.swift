@@ -16,14 +16,15 @@ enum ExportCommand {
         locations     geojson: a GeoJSON FeatureCollection of Point features,
                       coordinates [longitude, latitude]; json: the same
         contacts      json: the array of contacts-v3.json, absent fields left out
-        observations  json: {"status": "ok", "observations": [{classification,
+        observations  json: {"status": "ok", "observations": [{id, classification,
                       title, description, date}]}, dates in ISO 8601 UTC
         animals       json: the catalogue's read-model JSON; it is not the zoo's
                       source schema, and 'replay import' cannot read it back
 
       Zip codes, locations, contacts and observations import again ('replay import \
-      states|locations|contacts|observations <file>') to the same read model; imported \
-      observations get new ids, as ids derive from the source's name. States are in the \
+      states|locations|contacts|observations <file>'): into an empty log they give the same \
+      read model with the same ids (observations carry their id), into the log they came \
+      from they append nothing. States are in the \
       app's order (by name), locations by name, contacts in the order they were added, \
       observations by date. JSON is indented with two spaces.
 

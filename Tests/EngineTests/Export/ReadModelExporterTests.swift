@@ -117,12 +117,14 @@ private struct StatesDocument: Decodable, Equatable {
           "status": "ok",
           "observations": [
             {
+              "id": "aaaaaaaaaaaa",
               "classification": "bird",
               "title": "Hawk a",
               "description": "",
               "date": "2017-06-14T18:00:00Z"
             },
             {
+              "id": "bbbbbbbbbbbb",
               "classification": "bird",
               "title": "Hawk b",
               "description": "",
