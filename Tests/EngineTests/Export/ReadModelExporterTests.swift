@@ -267,8 +267,7 @@ private struct StatesDocument: Decodable, Equatable {
         throws: ExportError.cannotCreateOutput(path: path, reason: "No such file or directory")
       ) { try AtomicFile.write([0x7B, 0x7D], to: path) }
       #expect(
-        throws: ExportError.cannotCreateOutput(
-          path: directory, reason: "it is a directory, which is never replaced")
+        throws: ExportError.cannotCreateOutput(path: directory, reason: "Is a directory")
       ) {
         try AtomicFile.write([0x7B, 0x7D], to: directory)
       }
