@@ -250,6 +250,7 @@ private struct StatesDocument: Decodable, Equatable {
             "status": "ok",
             "observations": [
               {
+                "id": "398f8d08492d",
                 "classification": "bird",
                 "title": "Red-tailed Hawk",
                 "description": "Standing in tree in middle of wooded area; a nest is visible higher up.",
