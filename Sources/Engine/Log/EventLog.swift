@@ -354,7 +354,8 @@ public final class EventLog: Sendable {
 
   private func plan(_ writes: [StreamWrite], state: inout State) throws -> Plan {
     var plan = Plan()
-    var pendingVersions: [String: Int64] = [:]
+    // Keyed by the name's bytes, as the log is: `String` would merge "é" and "e\u{301}".
+    var pendingVersions: [StreamTable.Name: Int64] = [:]
     var idsInWrite: [EventID: String] = [:]
     let total = writes.reduce(0) { $0 + $1.events.count }
     pendingVersions.reserveCapacity(writes.count)
@@ -393,12 +394,13 @@ public final class EventLog: Sendable {
         // A stream met before in this write: one lookup reads and advances its version (a
         // failed check throws the whole plan away).
         let current: Int64
-        if let known = pendingVersions.index(forKey: write.stream) {
+        let pendingKey = StreamTable.Name(rawValue: write.stream)
+        if let known = pendingVersions.index(forKey: pendingKey) {
           current = pendingVersions.values[known]
           pendingVersions.values[known] = current + 1
         } else {
           current = state.index.version(of: write.stream)
-          pendingVersions[write.stream] = current + 1
+          pendingVersions[pendingKey] = current + 1
         }
         if !versionChecked {
           guard write.expectedVersion.isSatisfied(byStreamVersion: current) else {

@@ -73,7 +73,7 @@ public struct LogVerifier: Sendable {
     defer { file.close() }
     let tail = try LogTail.examine(file, path: path)
     var problems: [Problem] = []
-    var streamVersions: [String: Int64] = [:]
+    var streamVersions: [StreamTable.Name: Int64] = [:]
     var idLines: [EventID: Int] = [:]
     var expectedSequence: Int64 = 1
     var openBatch: ClosedRange<Int64>?
@@ -190,14 +190,15 @@ public struct LogVerifier: Sendable {
         )
         isSound = false
       }
-      let previousVersion = streamVersions[stream] ?? 0
+      let streamKey = StreamTable.Name(rawValue: stream)
+      let previousVersion = streamVersions[streamKey] ?? 0
       if line.version != previousVersion + 1 {
         problem(
           "stream '\(stream)' goes from version \(previousVersion) to \(line.version) (expected \(previousVersion + 1))"
         )
         isSound = false
       }
-      streamVersions[stream] = max(previousVersion, line.version)
+      streamVersions[streamKey] = max(previousVersion, line.version)
       if let earlier = idLines.updateValue(lineNumber, forKey: line.id) {
         problem("event id \(line.id) is also on line \(earlier)")
         isSound = false

@@ -102,4 +102,25 @@ import Testing
         try Replayer(reader: LogReader(path: path)).readModels(at: .end).models.contacts.count == 2)
     }
   }
+
+  /// One write to both spellings: two new streams at version 1, a log that opens again, and a
+  /// verifier that counts two streams.
+  @Test func oneWriteToBothSpellingsMakesTwoStreams() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      try log.append(
+        [Self.composed, Self.decomposed].map { id in
+          EventLog.StreamWrite(
+            stream: "contact-\(id)", expectedVersion: .noStream,
+            events: [proposed("ContactAdded", #"{"id":"\#(id)","name":"N","isFavorite":false}"#)])
+        })
+      #expect(try readAll(path).map(\.version) == [1, 1])
+      let reopened = try EventLog(path: path, configuration: testConfiguration())
+      #expect(reopened.version(of: "contact-\(Self.decomposed)") == 1)
+      let report = try LogVerifier(path: path).verify()
+      #expect(report.problems.isEmpty)
+      #expect(report.streamCount == 2)
+    }
+  }
 }
