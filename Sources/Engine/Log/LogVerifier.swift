@@ -151,24 +151,9 @@ public struct LogVerifier: Sendable {
         return true
       }
       var isSound = true
-      // The fast decoder checks only the shape of `id` and `at`; verify reads every digit.
-      if EventID(utf8: UnsafeBufferPointer(start: line.base + line.idOffset, count: 36)) == nil {
-        problem("'id' is not a UUID")
-        isSound = false
-      }
-      if Timestamp.parseLogForm(
-        UnsafeBufferPointer(start: line.base + line.timestampOffset, count: 24)) == nil
-      {
-        problem("'at' is not a valid UTC time like 2026-11-22T10:15:00.000Z")
-        isSound = false
-      }
-      if line.metaRange != nil,
-        (try? LogLineCodec.decodeMetadata(base: line.base, range: line.metaRange ?? 0..<0)) == nil
-      {
-        problem(
-          "'meta' must be an object of strings with keys actor, reason, correlation, causation")
-        isSound = false
-      }
+      // The envelope decoder has already refused a line whose id, time or meta breaks the
+      // format (docs/FORMAT.md, "What a reader checks"): what is left here is what one line
+      // alone cannot show.
       if line.sequence != expectedSequence {
         problem("seq is \(line.sequence) where \(expectedSequence) was expected")
         isSound = false
