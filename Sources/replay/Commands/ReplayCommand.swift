@@ -35,5 +35,6 @@ enum ReplayCommand {
       HistoryCommand.command,
       DiffCommand.command,
       ExportCommand.command,
+      ReportCommand.command,
     ])
 }

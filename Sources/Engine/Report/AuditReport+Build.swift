@@ -1,0 +1,144 @@
+import Dispatch
+import Events
+import Foundation
+import Projections
+import Synchronization
+
+extension AuditReport {
+  /// Gathers a report. Three things run at once: the read models at `request.point` (from a
+  /// checkpoint when one fits), a pass over the log through the point and the window for the
+  /// timeline, and the SHA-256 of the log's first bytes (for the digest at the point); then
+  /// the lines of the window's most recently changed entities are read for their histories.
+  /// - Parameter replayer: the log, its checkpoints and the rules for points (the CLI refuses
+  ///   a seq inside an atomic write).
+  /// - Throws: `EngineError` for a missing or damaged log or an event that cannot be decoded;
+  ///   `ReportError.emptyWindow` when the window's bounds are the wrong way round.
+  public static func build(replayer: Replayer, request: Request) throws -> AuditReport {
+    let warnings = Mutex<[String]>([])
+    var replayer = replayer
+    let passOn = replayer.reader.warn
+    replayer.reader.warn = { message in
+      warnings.withLock { $0.append(message) }
+      passOn(message)
+    }
+    let reader = replayer.reader
+    if case .sequence(let first)? = request.from, case .sequence(let last)? = request.to,
+      first > last
+    {
+      throw ReportError.emptyWindow("--from seq \(first) is after --to seq \(last)")
+    }
+    if case .instant(let first)? = request.from, case .instant(let last)? = request.to,
+      first > last
+    {
+      throw ReportError.emptyWindow("--from \(first) is after --to \(last)")
+    }
+    // The read models at the point and the pass over the log for the timeline and the digest
+    // are independent: they run at once, one on another thread.
+    let folded = Mutex<Result<Replayer.Result, any Error>?>(nil)
+    let group = DispatchGroup()
+    let foldingReplayer = replayer
+    DispatchQueue.global().async(group: group) {
+      let result = Result { try foldingReplayer.readModels(at: request.point) }
+      folded.withLock { $0 = result }
+    }
+    let hasher = PrefixHasher(path: reader.path)
+    hasher.start()
+    var scan = WindowScan(request: request)
+    let scanned = Result { try reader.forEachEvent { line in scan.add(line) } }
+    hasher.stop(at: scan.digestedBytes)
+    group.wait()
+    guard let foldResult = folded.withLock({ $0 }) else {
+      throw EngineError.invalidEvent(location: reader.path, problem: "the replay did not finish")
+    }
+    let point = try foldResult.get()
+    _ = try scanned.get()
+    scan.finish()
+    if scan.pointSequence != point.lastFoldedSequence {
+      // Only a log whose times go backwards (written before the writer kept them in order)
+      // folds a set of events at a time that is not a prefix: scan again up to the seq found.
+      var retry = request
+      retry.point = .sequence(point.lastFoldedSequence)
+      scan = WindowScan(request: retry)
+      try reader.forEachEvent { line in scan.add(line) }
+      scan.finish()
+    }
+    var integrity = Integrity()
+    integrity.linesChecked = scan.linesRead
+    integrity.lastSequenceRead = scan.lastSequenceRead
+    integrity.byteCount = FileManager.default.fileSize(atPath: reader.path)
+    integrity.digest = try scan.digest(from: hasher)
+    integrity.quarantined = Quarantine.entries(forLog: reader.path)
+    integrity.checkpointCount = replayer.checkpoints?.entries().count ?? 0
+    integrity.warnings = warnings.withLock { $0 }
+    let (changes, leftOut, eventsLeftOut) = try histories(
+      from: scan, reader: reader, limits: request.limits)
+    return AuditReport(
+      logPath: reader.path, request: request, models: point.models,
+      pointSequence: point.lastFoldedSequence, pointTime: scan.pointTime,
+      timeline: scan.timeline(limits: request.limits), changes: changes,
+      changesLeftOut: leftOut, changeEventsLeftOut: eventsLeftOut, integrity: integrity)
+  }
+
+  /// The histories of the window's most recently changed entities, cut to the window and to
+  /// each entity's latest events. Their lines are read where the scan saw them, one by one.
+  static func histories(
+    from scan: WindowScan, reader: LogReader, limits: Limits
+  ) throws -> (histories: [EntityHistory], leftOut: Int, eventsLeftOut: Int) {
+    guard let first = scan.firstSequence, let last = scan.lastSequence else { return ([], 0, 0) }
+    let window = first...last
+    let entities = scan.windowStreams.compactMap { stream in
+      EntityStream(stream.name).map { (stream: $0, index: stream.stream, last: stream.last) }
+    }
+    .sorted { $0.last > $1.last }
+    let chosen = entities.prefix(limits.changedEntities)
+    let sequences = scan.sequences(ofStreams: Set(chosen.map(\.index)))
+    let file = try FileDescriptor.open(reader.path, .readOnly)
+    defer { file.close() }
+    var histories: [EntityHistory] = []
+    var eventsLeftOut = 0
+    for entity in chosen {
+      var events: [RecordedEvent] = []
+      for sequence in sequences[entity.index] ?? [] {
+        let index = Int(sequence - 1)
+        let start = scan.lineOffsets[index]
+        let end = index + 1 < scan.lineOffsets.count ? scan.lineOffsets[index + 1] : scan.endOffset
+        try reader.read(
+          file, from: LogReader.Position(offset: start, sequence: sequence), to: end,
+          through: sequence
+        ) { line in
+          events.append(line.recordedEvent())
+          return false
+        }
+      }
+      var history = try LogReader.fold(events, of: entity.stream, path: reader.path)
+      let inWindow = history.events.filter { window.contains($0.sequence) }
+      eventsLeftOut += max(0, inWindow.count - limits.eventsPerEntity)
+      history.events = Array(inWindow.suffix(limits.eventsPerEntity))
+      histories.append(history)
+    }
+    return (histories, entities.count - chosen.count, eventsLeftOut)
+  }
+}
+
+extension FileManager {
+  /// The size of the file at `path`, 0 when it cannot be read.
+  fileprivate func fileSize(atPath path: String) -> Int64 {
+    guard let attributes = try? attributesOfItem(atPath: path),
+      let size = attributes[.size] as? NSNumber
+    else { return 0 }
+    return size.int64Value
+  }
+}
+
+/// Errors of `replay report` that are the request's, not the log's.
+public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The window's bounds are the wrong way round.
+  case emptyWindow(String)
+
+  public var description: String {
+    switch self {
+    case .emptyWindow(let detail):
+      "the report's window is empty: \(detail); give --from before --to"
+    }
+  }
+}

@@ -1,0 +1,337 @@
+import Events
+import Projections
+
+extension AuditReport {
+  /// The report as one self-contained HTML page: inline CSS and SVG, a few lines of script that
+  /// only add a filter, no font, image, style or script fetched from anywhere.
+  ///
+  /// Parts carry ids and `data-` counts that checks can read (`#timeline[data-events]`,
+  /// `#contacts[data-count]`, `#map[data-locations]`, …).
+  public func html() -> String {
+    var page = HTMLText()
+    page.raw(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        + "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        + "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">")
+    page.element("title", "", "replay report: \(Self.fileName(logPath)) at seq \(pointSequence)")
+    page.raw("<style>" + Self.styleSheet + "</style></head><body>\n")
+    header(&page)
+    page.raw("<main>\n")
+    integritySection(&page)
+    timelineSection(&page)
+    changesSection(&page)
+    // Every location with its nearest neighbours, by name: for the screen and the map.
+    let locations = models.locations.neighborhood().listing()
+    screensSection(&page, locations: locations)
+    mapSection(&page, locations: locations)
+    page.raw("</main>\n<footer><p>Written by <code>replay report</code> from ")
+    page.text(logPath)
+    page.raw(
+      " and its sidecars only. Everything on this page is in this one file: it fetches nothing."
+        + "</p></footer>\n<script>" + Self.script + "</script>\n</body></html>\n")
+    return page.html
+  }
+
+  /// The last path component.
+  static func fileName(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
+  }
+
+  private func header(_ page: inout HTMLText) {
+    page.raw("<header><h1>Audit report <span class=\"log\">")
+    page.text(Self.fileName(logPath))
+    page.raw("</span></h1><p class=\"point\">")
+    var point = "Read models at "
+    switch request.point {
+    case .end: point += "the end of the log, seq \(pointSequence)"
+    case .sequence: point += "seq \(pointSequence)"
+    case .instant(let instant): point += "\(instant) (through seq \(pointSequence))"
+    }
+    if let pointTime { point += ", the event of \(pointTime)" }
+    page.text(point + ".")
+    page.raw(" Window: ")
+    page.text(windowDescription)
+    page.raw(
+      ".</p><nav><a href=\"#integrity\">Integrity</a> <a href=\"#timeline\">Timeline</a> "
+        + "<a href=\"#changes\">What changed</a> <a href=\"#screens\">Screens</a> "
+        + "<a href=\"#map\">Map</a></nav></header>\n")
+  }
+
+  /// The window in words.
+  var windowDescription: String {
+    guard let sequences = timeline.sequences, let times = timeline.times else {
+      return "no events (\(request.from.map { "from \($0)" } ?? "from the start")"
+        + "\(request.to.map { " to \($0)" } ?? " to the report's point"))"
+    }
+    return
+      "\(HTMLText.count(timeline.eventCount)) events, seq \(sequences.lowerBound)–"
+      + "\(sequences.upperBound), \(times.lowerBound) – \(times.upperBound)"
+  }
+
+  private func integritySection(_ page: inout HTMLText) {
+    let problems = !integrity.quarantined.isEmpty || !integrity.warnings.isEmpty
+    page.raw(
+      "<section id=\"integrity\" data-problems=\"\(problems ? 1 : 0)\"><h2>Integrity</h2>"
+        + "<dl class=\"facts\">")
+    page.element("dt", "", "Lines checked")
+    page.element(
+      "dd", "",
+      "\(HTMLText.count(integrity.linesChecked)) lines read through seq "
+        + "\(integrity.lastSequenceRead): every checksum, seq and envelope checked")
+    page.element("dt", "", "Digest at the point")
+    if let digest = integrity.digest {
+      page.raw("<dd><code class=\"digest\">")
+      page.text(digest.description)
+      page.raw("</code> (\(HTMLText.count(Int(digest.byteCount))) bytes; ")
+      page.raw("check it later with <code>replay verify --digest</code>)</dd>")
+    } else {
+      page.element("dd", "", "none: no event at the point")
+    }
+    page.element("dt", "", "Log size")
+    page.element("dd", "", "\(HTMLText.count(Int(integrity.byteCount))) bytes")
+    page.element("dt", "", "Checkpoints")
+    page.element("dd", "", "\(integrity.checkpointCount) beside the log")
+    page.element("dt", "", "Quarantined bytes")
+    if integrity.quarantined.isEmpty {
+      page.element("dd", "", "none")
+    } else {
+      page.raw("<dd class=\"bad\"><ul>")
+      for entry in integrity.quarantined {
+        page.element("li", "", "\(entry.path) (\(HTMLText.count(Int(entry.byteCount))) bytes)")
+      }
+      page.raw("</ul></dd>")
+    }
+    page.element("dt", "", "Warnings")
+    if integrity.warnings.isEmpty {
+      page.element("dd", "", "none")
+    } else {
+      page.raw("<dd class=\"bad\"><ul>")
+      for warning in integrity.warnings { page.element("li", "", warning) }
+      page.raw("</ul></dd>")
+    }
+    page.raw(
+      "</dl><p class=\"note\">For the exact proof of every line and checkpoint, run "
+        + "<code>replay verify</code>.</p></section>\n")
+  }
+
+  /// The domains' names and colours (Okabe–Ito, distinguishable with colour-blindness), other
+  /// streams last.
+  static let domainStyles: [(name: String, color: String)] = [
+    ("contacts", "#0072B2"), ("states", "#E69F00"), ("observations", "#009E73"),
+    ("animals", "#CC79A7"), ("locations", "#56B4E9"), ("other streams", "#777777"),
+  ]
+
+  private func timelineSection(_ page: inout HTMLText) {
+    page.raw(
+      "<section id=\"timeline\" data-events=\"\(timeline.eventCount)\" "
+        + "data-actors=\"\(timeline.actorCount)\" data-streams=\"\(timeline.streamCount)\">"
+        + "<h2>Timeline</h2><p>")
+    page.text(windowDescription + ", by \(timeline.actorCount) actors, on ")
+    page.text("\(HTMLText.count(timeline.streamCount)) streams.")
+    page.raw("</p>")
+    timelineChart(&page)
+    page.raw("<div class=\"tables\">")
+    countTable(
+      &page, title: "Types", rows: timeline.types, total: timeline.types.count, id: "types")
+    countTable(
+      &page, title: "Actors", rows: timeline.actors, total: timeline.actorCount, id: "actors")
+    countTable(
+      &page, title: "Busiest entities", rows: timeline.busiest, total: timeline.streamCount,
+      id: "busiest")
+    page.raw("</div></section>\n")
+  }
+
+  private func timelineChart(_ page: inout HTMLText) {
+    guard !timeline.buckets.isEmpty else {
+      page.raw("<p class=\"note\">No events in the window.</p>")
+      return
+    }
+    let width = 960.0
+    let height = 220.0
+    let top = 10.0
+    let bottom = 30.0
+    let left = 50.0
+    let tallest = max(1, timeline.buckets.map(\.total).max() ?? 1)
+    let columnWidth = (width - left) / Double(timeline.buckets.count)
+    let scale = (height - top - bottom) / Double(tallest)
+    page.raw(
+      "<figure><svg class=\"chart\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" "
+        + "aria-labelledby=\"timeline-title\"><title id=\"timeline-title\">")
+    page.text("Events over time by domain, \(timeline.buckets.count) columns")
+    page.raw("</title>")
+    page.raw(
+      "<line x1=\"\(Int(left))\" y1=\"\(HTMLText.number(height - bottom))\" x2=\"\(Int(width))\" "
+        + "y2=\"\(HTMLText.number(height - bottom))\" class=\"axis\"/>")
+    page.raw(
+      "<text x=\"\(Int(left) - 6)\" y=\"\(Int(top) + 10)\" class=\"label\" text-anchor=\"end\">"
+        + "\(HTMLText.count(tallest))</text><text x=\"\(Int(left) - 6)\" "
+        + "y=\"\(Int(height - bottom))\" class=\"label\" text-anchor=\"end\">0</text>")
+    for (column, bucket) in timeline.buckets.enumerated() {
+      let x = left + Double(column) * columnWidth
+      var y = height - bottom
+      page.raw("<g class=\"bar\"><title>")
+      var summary = "\(bucket.start) – \(bucket.end): \(HTMLText.count(bucket.total)) events"
+      for (domain, count) in bucket.counts.enumerated() where count > 0 {
+        summary += "; \(HTMLText.count(count)) \(Self.domainStyles[domain].name)"
+      }
+      page.text(summary)
+      page.raw("</title>")
+      for (domain, count) in bucket.counts.enumerated() where count > 0 {
+        let barHeight = Double(count) * scale
+        y -= barHeight
+        page.raw(
+          "<rect x=\"\(HTMLText.number(x + 0.5))\" y=\"\(HTMLText.number(y))\" "
+            + "width=\"\(HTMLText.number(max(1, columnWidth - 1)))\" "
+            + "height=\"\(HTMLText.number(max(2, barHeight)))\" "
+            + "fill=\"\(Self.domainStyles[domain].color)\"/>")
+      }
+      page.raw("</g>")
+    }
+    if let first = timeline.buckets.first, let last = timeline.buckets.last {
+      page.raw("<text x=\"\(Int(left))\" y=\"\(Int(height) - 8)\" class=\"label\">")
+      page.text(first.start.description)
+      page.raw(
+        "</text><text x=\"\(Int(width))\" y=\"\(Int(height) - 8)\" class=\"label\" "
+          + "text-anchor=\"end\">")
+      page.text(last.end.description)
+      page.raw("</text>")
+    }
+    page.raw("</svg><figcaption class=\"legend\">")
+    for style in Self.domainStyles {
+      page.raw("<span><i style=\"background:\(style.color)\"></i>")
+      page.text(style.name)
+      page.raw("</span> ")
+    }
+    page.raw("</figcaption></figure>")
+  }
+
+  private func countTable(
+    _ page: inout HTMLText, title: String, rows: [Timeline.Count], total: Int, id: String
+  ) {
+    page.raw("<div class=\"scroll\"><table id=\"\(id)\"><caption>")
+    page.text(title)
+    page.raw("</caption><thead><tr><th>Name</th><th class=\"n\">Events</th></tr></thead><tbody>")
+    for row in rows {
+      page.raw("<tr><td>")
+      page.text(row.name)
+      page.raw("</td><td class=\"n\">\(HTMLText.count(row.count))</td></tr>")
+    }
+    page.raw("</tbody></table>")
+    if total > rows.count {
+      page.element("p", "class=\"note\"", "\(HTMLText.count(total - rows.count)) more not shown")
+    }
+    page.raw("</div>")
+  }
+
+  private func changesSection(_ page: inout HTMLText) {
+    page.raw(
+      "<section id=\"changes\" data-entities=\"\(changes.count)\"><h2>What changed</h2>"
+        + "<p>The entities changed in the window, the most recently changed first, each with its "
+        + "events in the window as <code>replay history</code> shows them.")
+    if changesLeftOut > 0 {
+      page.text(
+        " \(HTMLText.count(changesLeftOut)) more changed entities are left out (the page "
+          + "shows \(request.limits.changedEntities)); narrow the window with --from and --to.")
+    }
+    if changeEventsLeftOut > 0 {
+      page.text(
+        " \(HTMLText.count(changeEventsLeftOut)) older events of the shown entities are left "
+          + "out (each shows its latest \(request.limits.eventsPerEntity)).")
+    }
+    page.raw(
+      "</p><p><input id=\"filter\" type=\"search\" hidden placeholder=\"Filter: a name, an "
+        + "actor, a field…\" aria-label=\"Filter the changed entities\"></p>")
+    for history in changes {
+      let stream = history.stream
+      page.raw("<details class=\"entity\" open><summary>")
+      page.element("strong", "", stream.name)
+      page.text(
+        " — \(stream.modelName), \(history.events.count) "
+          + "event\(history.events.count == 1 ? "" : "s") shown")
+      page.raw("</summary><ol class=\"events\">")
+      for event in history.events {
+        page.raw("<li><p class=\"headline\"><span class=\"seq\">seq \(event.sequence)</span> ")
+        page.element("time", "", event.timestamp.description)
+        page.raw(" ")
+        page.element("span", "class=\"type\"", event.type)
+        if let actor = event.metadata.actor {
+          page.raw(" by ")
+          page.element("span", "class=\"actor\"", actor)
+        }
+        if let reason = event.metadata.reason {
+          page.raw(" — ")
+          page.element("q", "", reason)
+        }
+        if let source = event.source {
+          page.raw(" ")
+          page.element("span", "class=\"source\"", "(imported from \(source))")
+        }
+        page.raw("</p><ul class=\"fields\">")
+        if event.isCreation, let after = event.after {
+          for field in after.fields { page.element("li", "", ChangeText.field(field)) }
+        } else {
+          let fieldChanges = event.changes
+          if fieldChanges.isEmpty { page.element("li", "class=\"note\"", "(no change)") }
+          for change in fieldChanges {
+            page.element("li", "", ChangeText.change(change, model: stream.modelName))
+          }
+        }
+        page.raw("</ul></li>")
+      }
+      page.raw("</ol></details>\n")
+    }
+    page.raw("</section>\n")
+  }
+
+  /// Un-hides the filter and hides the entities whose text does not contain what is typed.
+  static let script = """
+    (function(){var f=document.getElementById('filter');if(!f)return;f.hidden=false;\
+    f.addEventListener('input',function(){var q=f.value.toLowerCase();\
+    document.querySelectorAll('#changes .entity').forEach(function(e){\
+    e.hidden=q!==''&&e.textContent.toLowerCase().indexOf(q)<0;});});})();
+    """
+
+  static let styleSheet = """
+    :root{color-scheme:light;--ink:#1b1b1b;--muted:#4a4a4a;--line:#d0d0d0;--accent:#0b57a4}\
+    *{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",\
+    Roboto,"Noto Sans",sans-serif;color:var(--ink);background:#fff}\
+    header,main,footer{max-width:1200px;margin:0 auto;padding:0 16px}\
+    header{padding-top:16px;border-bottom:1px solid var(--line)}h1{font-size:1.5em;margin:.2em 0}\
+    h1 .log{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8em;color:var(--muted)}\
+    h2{font-size:1.25em;border-bottom:2px solid var(--ink);padding-bottom:2px;margin-top:1.6em}\
+    h3{font-size:1.05em;margin:.4em 0}nav a{margin-right:1em;color:var(--accent)}\
+    nav{padding:.4em 0 .8em}a{color:var(--accent)}code{font-family:ui-monospace,Menlo,Consolas,\
+    monospace;font-size:.9em;word-break:break-all}.note{color:var(--muted);font-size:.9em}\
+    .bad{color:#a00000}dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}\
+    dl.facts dt{font-weight:600}dl.facts dd{margin:0}dl.facts ul{margin:0;padding-left:1.2em}\
+    figure{margin:0}svg{display:block;width:100%;height:auto}.chart .axis,.map .frame{stroke:#555}\
+    .label{font-size:11px;fill:#333}.legend{display:flex;flex-wrap:wrap;gap:4px 14px;\
+    font-size:.9em}.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;\
+    vertical-align:-1px}.tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,\
+    1fr));gap:16px}.scroll{overflow-x:auto}table{border-collapse:collapse;width:100%}\
+    caption{text-align:left;font-weight:600;padding:4px 0}th,td{text-align:left;padding:3px 6px;\
+    border-bottom:1px solid var(--line);vertical-align:top}.n{text-align:right;\
+    font-variant-numeric:tabular-nums}details.entity{border:1px solid var(--line);\
+    border-radius:6px;padding:6px 10px;margin:8px 0}details.entity summary{cursor:pointer}\
+    ol.events{padding-left:1.2em}.headline{margin:.4em 0 .1em}.seq{font-variant-numeric:\
+    tabular-nums;color:var(--muted)}.type{font-weight:600}ul.fields{margin:0;padding-left:1.2em;\
+    font-size:.93em}input[type=search]{font:inherit;padding:6px 8px;width:min(100%,420px);\
+    border:1px solid #767676;border-radius:4px}\
+    .screens{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:16px}\
+    .screen{border:1px solid var(--line);border-radius:14px;padding:10px 12px;max-height:640px;\
+    overflow-y:auto}.screen h3{position:sticky;top:-10px;background:#fff;padding:4px 0}\
+    .screen h4{margin:.8em 0 .3em;font-size:.95em;color:var(--muted)}.screen ul{list-style:none;\
+    margin:0;padding:0}.screen li{padding:5px 0;border-bottom:1px solid #eee;display:flex;\
+    gap:8px;align-items:flex-start}.screen li>div{min-width:0}.sub{color:var(--muted);\
+    font-size:.88em;overflow-wrap:anywhere}.star{color:#8a6100}.icon{flex:none;width:28px;\
+    height:28px}.pic{flex:none;width:44px;height:44px;border-radius:6px;background:#e8e8e8;\
+    display:flex;align-items:center;justify-content:center;font-size:10px;color:#333;\
+    text-align:center}.zips{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85em}\
+    .map .grat{stroke:#c8d3dc;stroke-width:.6}.map .link{stroke:#b4520a;stroke-width:.8;\
+    opacity:.75}.map .pt{fill:#0b3d91}.map{background:#f4f8fb}\
+    footer{border-top:1px solid var(--line);margin-top:2em;padding-bottom:2em}\
+    @media (max-width:500px){body{font-size:14px}dl.facts{grid-template-columns:1fr}\
+    dl.facts dd{margin-bottom:6px}.screen{max-height:none}}
+    """
+}

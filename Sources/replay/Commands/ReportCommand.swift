@@ -1,0 +1,78 @@
+import Engine
+import Events
+import Projections
+
+/// `replay report`: the audit report as one self-contained HTML page.
+enum ReportCommand {
+  static let command = Command(
+    name: "report",
+    abstract: "Write an audit report: a timeline, what changed, the five screens and a map.",
+    discussion: """
+      Writes one self-contained HTML file (inline CSS and SVG, a few lines of script that only \
+      add a filter; no font, image or script is fetched from anywhere): open it from disk with \
+      no connection.
+
+      The page shows: the integrity of the log (lines checked, the digest at the report's \
+      point, quarantined bytes, warnings); a timeline of the window's events by time and \
+      domain, with their types, actors and busiest entities; what changed: the history of each \
+      entity changed in the window, as 'replay history' shows it, with a filter; the five \
+      apps' screens at the report's point; and a map of the locations with each one's three \
+      nearest neighbours and their miles.
+
+      The point (--at <seq> or --as-of <time>; by default the end of the log) is where the \
+      screens, the map and the digest are taken. The window (--from and --to, each a seq or \
+      an ISO 8601 time; by default the first event through the point) is what the timeline \
+      and the changes cover. Large logs are aggregated: the page says what it left out.
+
+      --output is written atomically (a temporary file renamed over it) under the same rules \
+      as 'replay export --output'; exit 73 if it cannot be written. Nothing else is written.
+      """,
+    options: ReadOptions.point + [
+      Option(
+        names: ["--from"], valueName: "seq|time",
+        help: "The window's first event: a seq, or the first event at or after an ISO 8601 time.",
+        defaultDescription: "the first event"),
+      Option(
+        names: ["--to"], valueName: "seq|time",
+        help: "The window's last event: a seq, or the last event at or before an ISO 8601 time.",
+        defaultDescription: "the report's point"),
+      Option(
+        names: ["--output"], valueName: "file", help: "The HTML file to write.",
+        isRequired: true),
+      CommonOptions.log,
+    ],
+    run: run)
+
+  static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    let output = invocation.requiredValue("--output")
+    let request = AuditReport.Request(
+      point: try invocation.replayPoint(), from: try invocation.replayPoint("--from")?.bound,
+      to: try invocation.replayPoint("--to")?.bound)
+    let report = try AuditReport.build(replayer: invocation.replayer, request: request)
+    let bytes = Array(report.html().utf8)
+    try AtomicFile.write(bytes, to: output, protecting: invocation.logPath)
+    invocation.terminal.write(
+      "wrote the report of \(invocation.logPath) at seq \(report.pointSequence) "
+        + "(\(report.timeline.eventCount) events in the window, "
+        + "\(report.changes.count) entities' changes) to \(output), \(bytes.count) bytes\n")
+    return .success
+  }
+}
+
+extension ReplayPoint {
+  /// The point as a window bound (`.end` is no bound).
+  fileprivate var bound: ReportBound? {
+    switch self {
+    case .end: nil
+    case .sequence(let sequence): .sequence(sequence)
+    case .instant(let instant): .instant(instant)
+    }
+  }
+}
+
+extension ReportError: CLIError {
+  /// Bounds the wrong way round are a usage error: 64.
+  var exitCode: ExitCode { .usageError }
+
+  var message: String { description }
+}
