@@ -99,6 +99,39 @@ private func report(
       let byTime = try report(
         path, AuditReport.Request(from: .instant(times[1]), to: .instant(times[2])))
       #expect(byTime.timeline.sequences == 2...3)
+      // A point at a time: the models, the digest and the default window end at its last event.
+      let asOf = try report(path, AuditReport.Request(point: .instant(times[3])))
+      #expect(asOf.pointSequence == 4)
+      #expect(asOf.timeline.sequences == 1...4)
+      #expect(asOf.integrity.digest == (try LogDigest.compute(LogReader(path: path), through: 4)))
+    }
+  }
+
+  /// The digest is hashed apart from the scan, in blocks: a log longer than one block gives the
+  /// digest `replay digest` gives at several points, block boundaries around them.
+  @Test func theDigestOfALogLongerThanABlockIsExact() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/events.jsonl"
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      let padding = String(repeating: "x", count: 2000)
+      for chunk in 0..<12 {
+        let writes = (0..<50).map { index in
+          EventLog.StreamWrite(
+            stream: "contact-\(chunk * 50 + index)",
+            events: [
+              proposed(
+                "ContactAdded",
+                #"{"id":"\#(chunk * 50 + index)","name":"\#(padding)","isFavorite":false}"#)
+            ])
+        }
+        _ = try log.append(writes)
+      }
+      #expect(try fileBytes(path).count > PrefixHasher.blockSize)
+      for point in [Int64(1), 300, 550, 600] {
+        let made = try report(path, AuditReport.Request(point: .sequence(point)))
+        #expect(
+          made.integrity.digest == (try LogDigest.compute(LogReader(path: path), through: point)))
+      }
     }
   }
 
