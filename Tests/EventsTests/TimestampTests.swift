@@ -202,4 +202,21 @@ import Testing
     #expect(Timestamp(millisecondsSince1970: .max).description == "9999-12-31T23:59:59.999Z")
     #expect(Timestamp(millisecondsSince1970: .min).description == "0000-01-01T00:00:00.000Z")
   }
+
+  /// A `Date` outside the years 0000-9999 (a library user's, or a property list's) never
+  /// traps: `init(_:)` holds it to the nearer end, `init(exactly:)` refuses it.
+  @Test func datesOutsideTheYearsATimestampHoldsNeitherTrapNorWrap() {
+    let far = Date(timeIntervalSince1970: 1e300)
+    let before = Date(timeIntervalSince1970: -1e300)
+    let notANumber = Date(timeIntervalSince1970: .nan)
+    #expect(Timestamp(far) == .latest)
+    #expect(Timestamp(before) == .earliest)
+    #expect(Timestamp(notANumber) == .earliest)
+    #expect(Timestamp(exactly: far) == nil)
+    #expect(Timestamp(exactly: before) == nil)
+    #expect(Timestamp(exactly: notANumber) == nil)
+    let now = Date(timeIntervalSince1970: 1_790_000_000.1234)
+    #expect(Timestamp(exactly: now) == Timestamp(millisecondsSince1970: 1_790_000_000_123))
+    #expect(Timestamp(now) == Timestamp(millisecondsSince1970: 1_790_000_000_123))
+  }
 }

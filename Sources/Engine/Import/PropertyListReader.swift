@@ -105,11 +105,10 @@ enum PropertyListReader {
     case let date as Date:
       // `Timestamp` holds years 0000...9999; a binary list can hold any `Double` (found by the
       // import fuzz target: the conversion trapped). Others keep their seconds since 1970.
-      let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-      guard milliseconds >= Double(Timestamp.earliest.millisecondsSince1970),
-        milliseconds <= Double(Timestamp.latest.millisecondsSince1970)
-      else { return .string(String(date.timeIntervalSince1970)) }
-      return .string(Timestamp(date).description)
+      guard let timestamp = Timestamp(exactly: date) else {
+        return .string(String(date.timeIntervalSince1970))
+      }
+      return .string(timestamp.description)
     case let data as Data:
       return .string(data.base64EncodedString())
     default:

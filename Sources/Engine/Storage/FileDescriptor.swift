@@ -137,9 +137,9 @@ struct FileDescriptor: Sendable {
     while filled < count {
       let result = bytes.withUnsafeMutableBytes { buffer in
         Result { () throws(EngineError) in
-          try read(
-            into: buffer.baseAddress.unsafelyUnwrapped + filled, count: count - filled,
-            at: offset + Int64(filled))
+          // `count > filled >= 0`, so the buffer is not empty and has an address.
+          guard let base = buffer.baseAddress else { return 0 }
+          return try read(into: base + filled, count: count - filled, at: offset + Int64(filled))
         }
       }
       let got = try result.get()

@@ -18,9 +18,28 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     self.millisecondsSince1970 = millisecondsSince1970
   }
 
-  /// The instant of `date`, rounded to the nearest millisecond.
+  /// The instant of `date`, rounded to the nearest millisecond, and held within the years
+  /// 0000-9999 (``earliest`` ... ``latest``): a date outside them (or not a number) becomes
+  /// the nearer end. Use ``init(exactly:)`` to refuse such dates instead.
   public init(_ date: Date) {
-    millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+    if milliseconds.isNaN || milliseconds < Double(Self.earliest.millisecondsSince1970) {
+      millisecondsSince1970 = Self.earliest.millisecondsSince1970
+    } else if milliseconds > Double(Self.latest.millisecondsSince1970) {
+      millisecondsSince1970 = Self.latest.millisecondsSince1970
+    } else {
+      millisecondsSince1970 = Int64(milliseconds)
+    }
+  }
+
+  /// The instant of `date`, rounded to the nearest millisecond, or `nil` when it is outside
+  /// the years 0000-9999 or not a number.
+  public init?(exactly date: Date) {
+    let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+    guard milliseconds >= Double(Self.earliest.millisecondsSince1970),
+      milliseconds <= Double(Self.latest.millisecondsSince1970)
+    else { return nil }
+    millisecondsSince1970 = Int64(milliseconds)
   }
 
   /// This instant as a `Date`.
