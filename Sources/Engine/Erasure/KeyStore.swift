@@ -1,0 +1,303 @@
+import Events
+import Foundation
+
+/// The per-person keys of a log, in `<log>.keys` beside it: one line per key,
+/// `{"key":"<16 hex>","contact":"<id>","secret":"<64 hex>","crc":"<8 hex>"}`, after a header
+/// line `{"format":"replay-keys","version":1,"crc":"<8 hex>"}`. Each line's `crc` is the
+/// CRC-32C of the line's bytes before `,"crc"` (as in the log).
+///
+/// - **Durable before use.** A new key's line is appended and `fdatasync`ed (and the folder
+///   synced when the file is new) before ``add(contact:)`` returns, so a writer that appends an
+///   event sealed under it only after that never leaves an event whose key was lost.
+/// - **Erasure destroys.** ``erase(contact:)`` writes the store again without the contact's
+///   keys, to a temporary file that is synced and renamed over the store: the old bytes are
+///   gone from the file (a copy in a backup is the user's to destroy).
+/// - **Bound to its log by use.** Keys have random ids, and every sealed payload names its key:
+///   a store from another log holds none of them. A key the log names that the store lacks,
+///   for a contact the log has not erased, is an error (`KeyStoreError.missingKey`), never
+///   taken as an erasure.
+/// - **A torn last line** (a crash while a key was added) was never acknowledged: it is
+///   ignored when reading and cut by the next ``add(contact:)``. A damaged line anywhere else,
+///   or a bad header, stops every reader and writer (`KeyStoreError.corrupt`).
+///
+/// Not thread-safe and not locked itself: writers call it while they hold the log's lock.
+public struct KeyStore: Sendable {
+  /// The store's file.
+  public let path: String
+  /// Each key by its id.
+  public private(set) var keys: [KeyID: Entry] = [:]
+  /// Each contact's keys, oldest first (a contact re-imported after erasure has a new one).
+  public private(set) var keysByContact: [String: [KeyID]] = [:]
+  /// Bytes of whole lines (where the next line goes).
+  private var committedEnd: Int64 = 0
+  /// Whether the file ends in a torn line that an append must cut first.
+  private var tornTail = false
+  /// The file's size when read (or last written here).
+  private var fileSize: Int64 = 0
+
+  /// A key's id: 8 random bytes, written as 16 lowercase hex digits.
+  public struct KeyID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var rawValue: UInt64
+
+    public init(rawValue: UInt64) {
+      self.rawValue = rawValue
+    }
+
+    /// The id written as 16 hex digits, or `nil` for anything else.
+    public init?(_ text: String) {
+      guard text.utf8.count == 16, text.utf8.allSatisfy(KeyStore.isLowercaseHex),
+        let value = UInt64(text, radix: 16)
+      else { return nil }
+      rawValue = value
+    }
+
+    public var description: String {
+      let digits = String(rawValue, radix: 16)
+      return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    public static func < (left: KeyID, right: KeyID) -> Bool { left.rawValue < right.rawValue }
+  }
+
+  /// One key.
+  public struct Entry: Sendable, Equatable {
+    public var id: KeyID
+    public var contact: String
+    public var key: ChaCha20Poly1305.Key
+  }
+
+  /// The store of the log at `logPath`.
+  public static func path(forLog logPath: String) -> String { logPath + ".keys" }
+
+  /// Reads the store beside the log at `logPath`; an absent store is an empty one.
+  /// - Throws: `KeyStoreError.corrupt` for a bad header or a damaged line before the last;
+  ///   `.unreadable` when the file cannot be read.
+  public init(logPath: String) throws(KeyStoreError) {
+    path = Self.path(forLog: logPath)
+    let bytes: [UInt8]
+    do {
+      guard FileManager.default.fileExists(atPath: path) else { return }
+      bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    } catch {
+      throw .unreadable(path: path, reason: error.localizedDescription)
+    }
+    fileSize = Int64(bytes.count)
+    try load(bytes)
+  }
+
+  private mutating func load(_ bytes: [UInt8]) throws(KeyStoreError) {
+    var start = 0
+    var lineNumber = 0
+    while start < bytes.count {
+      lineNumber += 1
+      guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
+        // No newline: a torn last line, never acknowledged.
+        tornTail = true
+        return
+      }
+      let line = Array(bytes[start..<newline])
+      let fields = try Self.fields(of: line, lineNumber: lineNumber, path: path)
+      if lineNumber == 1 {
+        guard fields["format"] == "replay-keys", fields["version"] == "1" else {
+          throw .corrupt(
+            path: path, line: 1,
+            problem: "expected the header {\"format\":\"replay-keys\",\"version\":1}")
+        }
+      } else {
+        guard let idText = fields["key"], let id = KeyID(idText), let contact = fields["contact"],
+          let secretText = fields["secret"], let secret = Self.bytes(hex: secretText),
+          let key = try? ChaCha20Poly1305.Key(bytes: secret)
+        else {
+          throw .corrupt(
+            path: path, line: lineNumber,
+            problem: "expected {\"key\":<16 hex>,\"contact\":<id>,\"secret\":<64 hex>}")
+        }
+        guard keys[id] == nil else {
+          throw .corrupt(path: path, line: lineNumber, problem: "key \(id) appears twice")
+        }
+        keys[id] = Entry(id: id, contact: contact, key: key)
+        keysByContact[contact, default: []].append(id)
+      }
+      start = newline + 1
+      committedEnd = Int64(start)
+    }
+  }
+
+  /// The members of one line, checked against its `crc`.
+  static func fields(
+    of line: [UInt8], lineNumber: Int, path: String
+  ) throws(KeyStoreError) -> [String: String] {
+    let suffix = Array(",\"crc\":\"".utf8)
+    guard line.count > suffix.count + 10, line.last == UInt8(ascii: "}"),
+      Array(line[(line.count - 10 - suffix.count)..<(line.count - 10)]) == suffix
+    else {
+      throw .corrupt(path: path, line: lineNumber, problem: "the line does not end in its crc")
+    }
+    let body = line[..<(line.count - 10 - suffix.count)]
+    let stored = String(decoding: line[(line.count - 10)..<(line.count - 2)], as: UTF8.self)
+    let computed = checksumText(CRC32C.checksum(of: body))
+    guard stored == computed else {
+      throw .corrupt(
+        path: path, line: lineNumber,
+        problem: "checksum mismatch (stored \(stored), computed \(computed))")
+    }
+    guard case .object(let object)? = try? JSONValue.parse(Array(body) + [UInt8(ascii: "}")])
+    else {
+      throw .corrupt(path: path, line: lineNumber, problem: "not a JSON object")
+    }
+    var fields: [String: String] = [:]
+    for member in object.members {
+      if let text = member.value.stringValue {
+        fields[member.key] = text
+      } else if let number = member.value.int64Value {
+        fields[member.key] = String(number)
+      }
+    }
+    return fields
+  }
+
+  /// The contact's newest key, if the store has one.
+  public func key(forContact contact: String) -> Entry? {
+    keysByContact[contact]?.last.flatMap { keys[$0] }
+  }
+
+  /// Makes a key for `contact` from the system's secure random source, appends it and syncs
+  /// it; returns it once it is durable.
+  /// - Throws: `KeyStoreError.unwritable` when the store cannot be written or synced (nothing
+  ///   is then acknowledged), `.randomSourceFailed`.
+  public mutating func add(contact: String) throws(KeyStoreError) -> Entry {
+    let key: ChaCha20Poly1305.Key
+    var id: KeyID
+    do {
+      key = try ChaCha20Poly1305.Key.random()
+      repeat {
+        id = KeyID(rawValue: try SecureRandom.bytes(count: 8).reduce(0) { $0 << 8 | UInt64($1) })
+      } while keys[id] != nil
+    } catch {
+      throw .randomSourceFailed(String(describing: error))
+    }
+    let entry = Entry(id: id, contact: contact, key: key)
+    var bytes: [UInt8] = committedEnd == 0 ? Self.headerLine : []
+    bytes += Self.line(for: entry)
+    do throws(EngineError) {
+      let isNew = !FileManager.default.fileExists(atPath: path)
+      let file = try FileDescriptor.open(path, .appendCreating)
+      defer { file.close() }
+      let size = try file.status().size
+      guard size == fileSize else {
+        throw EngineError.invalidEvent(
+          location: path,
+          problem:
+            "it changed since it was read (\(fileSize) bytes then, \(size) now); read it again")
+      }
+      if tornTail { try file.truncate(to: committedEnd) }
+      let written = bytes.withUnsafeBytes { buffer in
+        Result { () throws(EngineError) in try file.writeAll(buffer) }
+      }
+      try written.get()
+      try file.synchronize()
+      if isNew { FileDescriptor.synchronizeDirectory(containing: path) }
+    } catch {
+      throw .unwritable(path: path, reason: String(describing: error))
+    }
+    committedEnd += Int64(bytes.count)
+    fileSize = committedEnd
+    tornTail = false
+    keys[id] = entry
+    keysByContact[contact, default: []].append(id)
+    return entry
+  }
+
+  /// Destroys every key of `contact`: the store is written again without them (a temporary
+  /// file, synced, renamed over it, the folder synced). Returns how many keys were destroyed.
+  /// - Throws: `KeyStoreError.unwritable`; the store is then unchanged.
+  @discardableResult
+  public mutating func erase(contact: String) throws(KeyStoreError) -> Int {
+    guard let erased = keysByContact[contact], !erased.isEmpty else { return 0 }
+    var bytes = Self.headerLine
+    for entry in keys.values.sorted(by: { $0.id < $1.id }) where entry.contact != contact {
+      bytes += Self.line(for: entry)
+    }
+    do throws(ExportError) {
+      try AtomicFile.write(bytes, to: path)
+    } catch {
+      throw .unwritable(path: path, reason: error.description)
+    }
+    for id in erased { keys[id] = nil }
+    keysByContact[contact] = nil
+    committedEnd = Int64(bytes.count)
+    fileSize = committedEnd
+    tornTail = false
+    return erased.count
+  }
+
+  static let headerLine: [UInt8] = line(body: #"{"format":"replay-keys","version":1"#)
+
+  static func line(for entry: Entry) -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("key")
+    writer.string(entry.id.description)
+    writer.key("contact")
+    writer.string(entry.contact)
+    writer.key("secret")
+    writer.string(entry.key.withUnsafeBytes { SHA256.hex(Array($0)) })
+    // The object is closed by `line(body:)`, after its crc.
+    return line(body: String(decoding: writer.bytes, as: UTF8.self))
+  }
+
+  /// `body` (an object without its closing brace) with its crc member and `}\n`.
+  static func line(body: String) -> [UInt8] {
+    let bytes = Array(body.utf8)
+    return bytes + Array(",\"crc\":\"\(checksumText(CRC32C.checksum(of: bytes)))\"}\n".utf8)
+  }
+
+  static func checksumText(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 8 - digits.count) + digits
+  }
+
+  static func bytes(hex text: String) -> [UInt8]? {
+    let utf8 = Array(text.utf8)
+    guard utf8.count % 2 == 0, utf8.allSatisfy(isLowercaseHex) else { return nil }
+    return stride(from: 0, to: utf8.count, by: 2).compactMap {
+      UInt8(String(decoding: utf8[$0..<$0 + 2], as: UTF8.self), radix: 16)
+    }
+  }
+
+  static func isLowercaseHex(_ byte: UInt8) -> Bool {
+    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
+  }
+}
+
+/// What can go wrong with a key store.
+public enum KeyStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// A bad header or a damaged line before the last.
+  case corrupt(path: String, line: Int, problem: String)
+  /// The file cannot be read.
+  case unreadable(path: String, reason: String)
+  /// A key could not be written durably, or the store could not be rewritten.
+  case unwritable(path: String, reason: String)
+  /// The system's random source failed.
+  case randomSourceFailed(String)
+  /// The log names a key the store lacks, for a contact the log has not erased.
+  case missingKey(path: String, key: String, contact: String)
+
+  public var description: String {
+    switch self {
+    case .corrupt(let path, let line, let problem):
+      "the key store '\(path)' is damaged at line \(line): \(problem); restore it from the backup "
+        + "taken with the log (without it, the contacts' personal data cannot be read)"
+    case .unreadable(let path, let reason):
+      "cannot read the key store '\(path)': \(reason)"
+    case .unwritable(let path, let reason):
+      "cannot write the key store '\(path)': \(reason); nothing was appended"
+    case .randomSourceFailed(let reason):
+      "cannot make a key: the system's random source failed (\(reason))"
+    case .missingKey(let path, let key, let contact):
+      "the key store '\(path)' has no key \(key) for contact \(contact), and the log does not "
+        + "erase that contact: the store belongs to another log or lost keys; restore the one "
+        + "backed up with this log"
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import Events
+import Foundation
+import Testing
+
+@testable import Engine
+
+@Suite struct KeyStoreTests {
+  @Test func keysAreDurableLinesReadBackAndErasureRemovesThemFromTheFile() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      var store = try KeyStore(logPath: log)
+      #expect(store.keys.isEmpty)
+      let first = try store.add(contact: "13")
+      let second = try store.add(contact: "14")
+      #expect(first.id != second.id)
+      let reread = try KeyStore(logPath: log)
+      #expect(reread.key(forContact: "13") == first)
+      #expect(reread.key(forContact: "14") == second)
+      let secret = first.key.withUnsafeBytes { SHA256.hex(Array($0)) }
+      #expect(String(decoding: try fileBytes(store.path), as: UTF8.self).contains(secret))
+      #expect(try store.erase(contact: "13") == 1)
+      #expect(try store.erase(contact: "13") == 0)
+      let after = String(decoding: try fileBytes(store.path), as: UTF8.self)
+      #expect(!after.contains(secret))
+      #expect(!after.contains("\"13\""))
+      let rereadAfter = try KeyStore(logPath: log)
+      #expect(rereadAfter.key(forContact: "13") == nil)
+      #expect(rereadAfter.key(forContact: "14") == second)
+      // A contact brought back gets a new key.
+      let again = try store.add(contact: "13")
+      #expect(again.id != first.id && again.key != first.key)
+    }
+  }
+
+  @Test func aTornLastLineIsIgnoredThenCutByTheNextAdd() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      var store = try KeyStore(logPath: log)
+      let kept = try store.add(contact: "1")
+      var bytes = try fileBytes(store.path)
+      let whole = bytes.count
+      bytes += Array(#"{"key":"0011223344556677","contact":"2","sec"#.utf8)
+      try writeBytes(bytes, to: store.path)
+      var reread = try KeyStore(logPath: log)
+      #expect(reread.keys.count == 1 && reread.key(forContact: "1") == kept)
+      let added = try reread.add(contact: "3")
+      let final = try KeyStore(logPath: log)
+      #expect(final.keys.count == 2 && final.key(forContact: "3") == added)
+      #expect(try fileBytes(store.path).count > whole)
+      #expect(!String(decoding: try fileBytes(store.path), as: UTF8.self).contains("\"sec\n"))
+    }
+  }
+
+  @Test func aDamagedLineOrHeaderStopsEveryone() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      var store = try KeyStore(logPath: log)
+      _ = try store.add(contact: "1")
+      _ = try store.add(contact: "2")
+      let good = try fileBytes(store.path)
+      // One changed byte in the middle line's secret.
+      var damaged = good
+      let marker = Array("\"secret\":\"".utf8)
+      let index = try #require(
+        good.indices.first { good[$0...].starts(with: marker) }.map { $0 + marker.count + 3 })
+      damaged[index] = damaged[index] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+      try writeBytes(damaged, to: store.path)
+      #expect(throws: KeyStoreError.self) { try KeyStore(logPath: log) }
+      // A header that is not ours.
+      try writeBytes(Array("{\"format\":\"other\"}\n".utf8) + good, to: store.path)
+      #expect(throws: KeyStoreError.self) { try KeyStore(logPath: log) }
+    }
+  }
+
+  @Test func aStoreChangedByAnotherWriterIsNotCut() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      var mine = try KeyStore(logPath: log)
+      _ = try mine.add(contact: "1")
+      var theirs = try KeyStore(logPath: log)
+      _ = try theirs.add(contact: "2")
+      #expect(throws: KeyStoreError.self) { try mine.add(contact: "3") }
+      #expect(try KeyStore(logPath: log).keys.count == 2)
+    }
+  }
+}
