@@ -72,10 +72,12 @@ public struct Replayer: Sendable {
   ///   - saveEvery: save a checkpoint at every multiple of this seq that has none (only when
   ///     folding every model up to a seq or the end: a filtered state is no checkpoint).
   ///   - saveLast: also save one at the last event folded, when it has none (same condition).
+  ///   - observe: called with every line the replay reads, in order, before it is folded (so
+  ///     that one pass can also serve a caller that looks at every line).
   /// - Throws: `EngineError` for a bad or undecodable line or a missing log.
   public func readModels(
     at point: ReplayPoint, models names: Set<String>? = nil, saveEvery: Int64? = nil,
-    saveLast: Bool = false
+    saveLast: Bool = false, observe: ((EventLine) -> Void)? = nil
   ) throws -> Result {
     if point == .sequence(0) {
       // Before the first event: every model is empty (the log must still exist).
@@ -132,6 +134,7 @@ public struct Replayer: Sendable {
     var splitWrite: ClosedRange<Int64>?
     // The reader stops after `last`: every line handed out is at or before it.
     try reader.forEachEvent(from: position, through: last) { line in
+      observe?(line)
       eventsRead += 1
       if refusesSeqsInsideWrites, line.sequence == last, let batch = line.batch,
         batch.upperBound > line.sequence

@@ -5,10 +5,10 @@ import Projections
 import Synchronization
 
 extension AuditReport {
-  /// Gathers a report. Three things run at once: the read models at `request.point` (from a
-  /// checkpoint when one fits), a pass over the log through the point and the window for the
-  /// timeline, and the SHA-256 of the log's first bytes (for the digest at the point); then
-  /// the lines of the window's most recently changed entities are read for their histories.
+  /// Gathers a report: one pass over the log folds the read models at `request.point` and
+  /// counts the window for the timeline, while another thread hashes the log's first bytes
+  /// for the digest at the point; then the lines of the window's most recently changed
+  /// entities are read, one by one, for their histories.
   /// - Parameter replayer: the log, its checkpoints and the rules for points (the CLI refuses
   ///   a seq inside an atomic write).
   /// - Throws: `EngineError` for a missing or damaged log or an event that cannot be decoded;
@@ -32,26 +32,23 @@ extension AuditReport {
     {
       throw ReportError.emptyWindow("--from \(first) is after --to \(last)")
     }
-    // The read models at the point and the pass over the log for the timeline and the digest
-    // are independent: they run at once, one on another thread.
-    let folded = Mutex<Result<Replayer.Result, any Error>?>(nil)
-    let group = DispatchGroup()
-    let foldingReplayer = replayer
-    DispatchQueue.global().async(group: group) {
-      let result = Result { try foldingReplayer.readModels(at: request.point) }
-      folded.withLock { $0 = result }
-    }
+    // One pass folds the read models and counts the window (the report reads every line from
+    // the first anyway, so a checkpoint would save folding but not reading), while another
+    // thread hashes the log's first bytes for the digest.
     let hasher = PrefixHasher(path: reader.path)
     hasher.start()
     var scan = WindowScan(request: request)
-    let scanned = Result { try reader.forEachEvent { line in scan.add(line) } }
-    hasher.stop(at: scan.digestedBytes)
-    group.wait()
-    guard let foldResult = folded.withLock({ $0 }) else {
-      throw EngineError.invalidEvent(location: reader.path, problem: "the replay did not finish")
+    var folding = replayer
+    folding.checkpoints = nil
+    let folded = Result { try folding.readModels(at: request.point) { line in _ = scan.add(line) } }
+    if case .success = folded, request.to != nil {
+      // The window may go on past the point.
+      try reader.forEachEvent(
+        from: LogReader.Position(offset: scan.readEnd, sequence: scan.lastSequenceRead + 1)
+      ) { line in scan.add(line) }
     }
-    let point = try foldResult.get()
-    _ = try scanned.get()
+    hasher.stop(at: scan.digestedBytes)
+    let point = try folded.get()
     scan.finish()
     if scan.pointSequence != point.lastFoldedSequence {
       // Only a log whose times go backwards (written before the writer kept them in order)

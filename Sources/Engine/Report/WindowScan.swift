@@ -17,8 +17,9 @@ struct WindowScan {
   private(set) var pointTime: Timestamp?
   /// Lines read.
   private(set) var linesRead = 0
-  /// The last seq read.
+  /// The last seq read, and where its line ends.
   private(set) var lastSequenceRead: Int64 = 0
+  private(set) var readEnd: Int64 = 0
   /// The window's first and last seq.
   private(set) var firstSequence: Int64?
   private(set) var lastSequence: Int64?
@@ -67,6 +68,7 @@ struct WindowScan {
     let time = line.timestamp
     linesRead += 1
     lastSequenceRead = sequence
+    readEnd = line.offset + Int64(line.length) + 1
     if let pointInstant, time > pointInstant, pointSequence == .max {
       // Times never go backwards: the point is the event before this one.
       pointSequence = sequence - 1
