@@ -3,7 +3,8 @@ import Foundation
 
 /// The per-person keys of a log, in `<log>.keys` beside it: one line per key,
 /// `{"key":"<16 hex>","contact":"<id>","secret":"<64 hex>","crc":"<8 hex>"}`, after a header
-/// line `{"format":"replay-keys","version":1,"crc":"<8 hex>"}`. Each line's `crc` is the
+/// line `{"format":"replay-keys","version":1,"crc":"<8 hex>"}`; a destroyed key leaves a
+/// tombstone `{"erased":"<16 hex>","contact":"<id>","crc":"<8 hex>"}`. Each line's `crc` is the
 /// CRC-32C of the line's bytes before `,"crc"` (as in the log).
 ///
 /// - **Durable before use.** A new key's line is appended and `fdatasync`ed (and the folder
@@ -28,6 +29,8 @@ public struct KeyStore: Sendable {
   public private(set) var keys: [KeyID: Entry] = [:]
   /// Each contact's keys, oldest first (a contact re-imported after erasure has a new one).
   public private(set) var keysByContact: [String: [KeyID]] = [:]
+  /// The ids of destroyed keys, with their contacts: an erased key is told from a lost one.
+  public private(set) var erasedKeys: [KeyID: String] = [:]
   /// Bytes of whole lines (where the next line goes).
   private var committedEnd: Int64 = 0
   /// Whether the file ends in a torn line that an append must cut first.
@@ -103,6 +106,13 @@ public struct KeyStore: Sendable {
             path: path, line: 1,
             problem: "expected the header {\"format\":\"replay-keys\",\"version\":1}")
         }
+      } else if let erased = fields["erased"] {
+        guard let id = KeyID(erased), let contact = fields["contact"] else {
+          throw .corrupt(
+            path: path, line: lineNumber, problem: "expected {\"erased\":<16 hex>,\"contact\":<id>}"
+          )
+        }
+        erasedKeys[id] = contact
       } else {
         guard let idText = fields["key"], let id = KeyID(idText), let contact = fields["contact"],
           let secretText = fields["secret"], let secret = Self.bytes(hex: secretText),
@@ -154,6 +164,20 @@ public struct KeyStore: Sendable {
       }
     }
     return fields
+  }
+
+  /// What the store says of the key `id`: there, destroyed by an erasure, or unknown.
+  public enum Lookup: Sendable, Equatable {
+    case present(Entry)
+    case erased(contact: String)
+    case missing
+  }
+
+  /// What the store says of the key `id`.
+  public func lookup(_ id: KeyID) -> Lookup {
+    if let entry = keys[id] { return .present(entry) }
+    if let contact = erasedKeys[id] { return .erased(contact: contact) }
+    return .missing
   }
 
   /// The contact's newest key, if the store has one.
@@ -208,8 +232,9 @@ public struct KeyStore: Sendable {
     return entry
   }
 
-  /// Destroys every key of `contact`: the store is written again without them (a temporary
-  /// file, synced, renamed over it, the folder synced). Returns how many keys were destroyed.
+  /// Destroys every key of `contact`: the store is written again without them and with a
+  /// tombstone line for each (a temporary file, synced, renamed over it, the folder synced).
+  /// Returns how many keys were destroyed.
   /// - Throws: `KeyStoreError.unwritable`; the store is then unchanged.
   @discardableResult
   public mutating func erase(contact: String) throws(KeyStoreError) -> Int {
@@ -218,12 +243,20 @@ public struct KeyStore: Sendable {
     for entry in keys.values.sorted(by: { $0.id < $1.id }) where entry.contact != contact {
       bytes += Self.line(for: entry)
     }
+    var tombstones = erasedKeys
+    for id in erased { tombstones[id] = contact }
+    for (id, owner) in tombstones.sorted(by: { $0.key < $1.key }) {
+      bytes += Self.tombstone(id, contact: owner)
+    }
     do throws(ExportError) {
       try AtomicFile.write(bytes, to: path)
     } catch {
       throw .unwritable(path: path, reason: error.description)
     }
-    for id in erased { keys[id] = nil }
+    for id in erased {
+      keys[id] = nil
+      erasedKeys[id] = contact
+    }
     keysByContact[contact] = nil
     committedEnd = Int64(bytes.count)
     fileSize = committedEnd
@@ -243,6 +276,16 @@ public struct KeyStore: Sendable {
     writer.key("secret")
     writer.string(entry.key.withUnsafeBytes { SHA256.hex(Array($0)) })
     // The object is closed by `line(body:)`, after its crc.
+    return line(body: String(decoding: writer.bytes, as: UTF8.self))
+  }
+
+  static func tombstone(_ id: KeyID, contact: String) -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("erased")
+    writer.string(id.description)
+    writer.key("contact")
+    writer.string(contact)
     return line(body: String(decoding: writer.bytes, as: UTF8.self))
   }
 

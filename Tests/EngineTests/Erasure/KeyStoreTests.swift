@@ -22,9 +22,13 @@ import Testing
       #expect(try store.erase(contact: "13") == 0)
       let after = String(decoding: try fileBytes(store.path), as: UTF8.self)
       #expect(!after.contains(secret))
-      #expect(!after.contains("\"13\""))
+      #expect(!after.contains(#""key":"\#(first.id)""#))
       let rereadAfter = try KeyStore(logPath: log)
       #expect(rereadAfter.key(forContact: "13") == nil)
+      // The destroyed key is known as erased, a key the store never had as missing.
+      #expect(rereadAfter.lookup(first.id) == .erased(contact: "13"))
+      #expect(rereadAfter.lookup(second.id) == .present(second))
+      #expect(rereadAfter.lookup(KeyStore.KeyID(rawValue: 42)) == .missing)
       #expect(rereadAfter.key(forContact: "14") == second)
       // A contact brought back gets a new key.
       let again = try store.add(contact: "13")
