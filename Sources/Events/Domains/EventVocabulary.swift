@@ -222,11 +222,14 @@ public enum EventVocabulary {
     type: String, schemaVersion: Int, data: [UInt8], stream: String
   ) throws(EventsError) -> DomainEvent {
     guard newestSchemaVersions[type] != nil else { throw unknownType(type) }
-    // The full parser rejects what the cursor tolerates: invalid UTF-8 and lone surrogates.
-    do throws(JSONSyntaxError) {
-      _ = try JSONValue.parse(data)
-    } catch {
-      throw EventsError.malformedData(type: type, syntax: error)
+    // The full parser rejects what the cursor tolerates: invalid UTF-8 and lone surrogates
+    // (written `\uD800`). Text without a backslash that is valid UTF-8 can hold neither.
+    if !Self.isValidUTF8WithoutEscapes(data) {
+      do throws(JSONSyntaxError) {
+        _ = try JSONValue.parse(data)
+      } catch {
+        throw EventsError.malformedData(type: type, syntax: error)
+      }
     }
     guard
       let event = try decode(type: type, schemaVersion: schemaVersion, data: data, strict: true)
@@ -235,6 +238,17 @@ public enum EventVocabulary {
       throw EventsError.streamMismatch(type: type, expected: event.streamName, found: stream)
     }
     return event
+  }
+
+  /// Whether `bytes` hold no backslash and are valid UTF-8 (plain ASCII is checked byte by
+  /// byte; anything else by the standard library's validation).
+  static func isValidUTF8WithoutEscapes(_ bytes: [UInt8]) -> Bool {
+    var ascii = true
+    for byte in bytes {
+      if byte == 0x5C { return false }
+      if byte >= 0x80 { ascii = false }
+    }
+    return ascii || bytes.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) != nil }
   }
 
   /// The unknown-type error for `name`, with the closest known name as a suggestion.

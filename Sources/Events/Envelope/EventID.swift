@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An event's identity: a UUID, written in the log as 36 lowercase characters
 /// (`8-4-4-4-12` hex digits).
 ///
@@ -85,9 +87,10 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
     return EventID(high: high, low: low)
   }
 
-  /// A random (version 4) id from the system's generator.
+  /// A random (version 4) id from the system's secure random source, drawn from a buffer of
+  /// its bytes (one system call per 256 ids, not two per id).
   public static func random() -> EventID {
-    var generator = SystemRandomNumberGenerator()
+    var generator = RandomWords.Generator()
     return random(using: &generator)
   }
 
@@ -162,5 +165,37 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
 
   public static func < (lhs: EventID, rhs: EventID) -> Bool {
     (lhs.high, lhs.low) < (rhs.high, rhs.low)
+  }
+}
+
+/// Words from the system's secure random source, read 4 KiB at a time and handed out once each.
+/// Falls back to `SystemRandomNumberGenerator` if the source fails.
+enum RandomWords {
+  private static let pool = Mutex<(words: [UInt64], next: Int)>(([], 0))
+
+  /// Draws from the shared buffer.
+  struct Generator: RandomNumberGenerator {
+    mutating func next() -> UInt64 { RandomWords.next() }
+  }
+
+  static func next() -> UInt64 {
+    pool.withLock { pool in
+      if pool.next == pool.words.count {
+        var words = [UInt64](repeating: 0, count: 512)
+        let filled = words.withUnsafeMutableBytes { buffer in
+          (try? SecureRandom.fill(buffer)) != nil
+        }
+        if !filled {
+          var system = SystemRandomNumberGenerator()
+          for index in words.indices { words[index] = system.next() }
+        }
+        pool = (words, 0)
+      }
+      let word = pool.words[pool.next]
+      // A word handed out is not kept.
+      pool.words[pool.next] = 0
+      pool.next += 1
+      return word
+    }
   }
 }

@@ -151,7 +151,25 @@ enum AppendCommand {
   }
 
   /// One line of an events file: `{"stream","type","data","meta"?,"id"?,"expectedVersion"?}`.
+  ///
+  /// The common shape (compact `data` without escapes, strings without escapes) is read in
+  /// place by `parseCompactEventLine`; anything else, and every line it cannot take, goes
+  /// through the general JSON reader below, which also words every error.
   static func parseEventLine(_ bytes: some Collection<UInt8>, location: String) throws
+    -> EventLog.StreamWrite
+  {
+    let quick = bytes.withContiguousStorageIfAvailable { buffer in
+      parseCompactEventLine(UnsafeRawBufferPointer(buffer))
+    }
+    if case .some(.some(let parsed)) = quick {
+      try Vocabulary.check(parsed.events[0], stream: parsed.stream, location: location)
+      return parsed
+    }
+    return try parseGeneralEventLine(bytes, location: location)
+  }
+
+  /// A line of an events file through the general JSON reader.
+  static func parseGeneralEventLine(_ bytes: some Collection<UInt8>, location: String) throws
     -> EventLog.StreamWrite
   {
     let value: JSONValue
@@ -246,6 +264,130 @@ enum AppendCommand {
     try Vocabulary.check(event, stream: stream, location: location)
     return EventLog.StreamWrite(stream: stream, expectedVersion: expectedVersion, events: [event])
   }
+}
+
+extension AppendCommand {
+  /// The members an events file's line may have, as bits of a set.
+  private enum Member: Int {
+    case stream, type, data, meta, id, expectedVersion, schema
+  }
+
+  /// The line read in place, when it has the common shape: every member known and given once,
+  /// strings without escapes and valid UTF-8, `data` an object written compactly with no
+  /// escape (so its bytes are already what the log stores), `meta` an object of known string
+  /// members. `nil` for anything else: the general reader then decides (and explains).
+  static func parseCompactEventLine(_ line: UnsafeRawBufferPointer) -> EventLog.StreamWrite? {
+    guard let base = line.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+    var cursor = JSONCursor(base: base, count: line.count)
+    var seen = 0
+    var stream: String?
+    var type: String?
+    var data: Range<Int>?
+    var metadata = EventMetadata()
+    var id: EventID?
+    var expectedVersion = ExpectedVersion.any
+    var schemaVersion = 1
+    // Both read through the cursor `readObject` hands out, never the one it is modifying.
+    func text(_ slice: JSONStringSlice, _ cursor: JSONCursor) -> String? {
+      guard !slice.hasEscapes else { return nil }
+      return String(validating: cursor.bytes(of: slice), as: UTF8.self)
+    }
+    func member(_ key: JSONStringSlice, _ cursor: JSONCursor) -> Member? {
+      if cursor.slice(key, equals: "stream") { return .stream }
+      if cursor.slice(key, equals: "type") { return .type }
+      if cursor.slice(key, equals: "data") { return .data }
+      if cursor.slice(key, equals: "meta") { return .meta }
+      if cursor.slice(key, equals: "id") { return .id }
+      if cursor.slice(key, equals: "expectedVersion") { return .expectedVersion }
+      if cursor.slice(key, equals: "schema") { return .schema }
+      return nil
+    }
+    do {
+      cursor.skipWhitespace()
+      try cursor.readObject { key, cursor in
+        guard let known = member(key, cursor), seen & (1 << known.rawValue) == 0 else {
+          throw QuickPathDeclined()
+        }
+        seen |= 1 << known.rawValue
+        cursor.skipWhitespace()
+        switch known {
+        case .stream, .type, .id:
+          guard cursor.peek() == 0x22 else { throw QuickPathDeclined() }
+          let slice = try cursor.readStringSlice()
+          guard let value = text(slice, cursor) else { throw QuickPathDeclined() }
+          switch known {
+          case .stream: stream = value
+          case .type: type = value
+          default:
+            guard let parsed = EventID(value) else { throw QuickPathDeclined() }
+            id = parsed
+          }
+        case .data:
+          guard cursor.peek() == 0x7B else { throw QuickPathDeclined() }
+          let range = try cursor.skipValue()
+          guard isCompactWithoutEscapes(cursor.bytes(from: range.lowerBound, to: range.upperBound))
+          else { throw QuickPathDeclined() }
+          data = range
+        case .meta:
+          guard cursor.peek() == 0x7B else { throw QuickPathDeclined() }
+          try cursor.readObject { key, cursor in
+            cursor.skipWhitespace()
+            guard cursor.peek() == 0x22 else { throw QuickPathDeclined() }
+            let slice = try cursor.readStringSlice()
+            guard let value = text(slice, cursor) else { throw QuickPathDeclined() }
+            if cursor.slice(key, equals: "actor"), metadata.actor == nil {
+              metadata.actor = value
+            } else if cursor.slice(key, equals: "reason"), metadata.reason == nil {
+              metadata.reason = value
+            } else if cursor.slice(key, equals: "correlation"), metadata.correlation == nil {
+              metadata.correlation = value
+            } else if cursor.slice(key, equals: "causation"), metadata.causation == nil {
+              metadata.causation = value
+            } else {
+              throw QuickPathDeclined()
+            }
+          }
+        case .expectedVersion:
+          guard let first = cursor.peek(), first >= 0x30, first <= 0x39 else {
+            throw QuickPathDeclined()
+          }
+          expectedVersion = .exactly(try cursor.readInt64())
+        case .schema:
+          let number = try cursor.readInt64()
+          guard number >= 1, number <= Int64(Int32.max) else { throw QuickPathDeclined() }
+          schemaVersion = Int(number)
+        }
+      }
+      try cursor.expectEnd()
+    } catch {
+      return nil
+    }
+    guard let stream, let type, let data else { return nil }
+    let event = ProposedEvent(
+      id: id, type: type, schemaVersion: schemaVersion,
+      data: Array(UnsafeRawBufferPointer(rebasing: line[data])), metadata: metadata)
+    return EventLog.StreamWrite(stream: stream, expectedVersion: expectedVersion, events: [event])
+  }
+
+  /// Whether JSON text has no whitespace outside its strings, no escape, and valid UTF-8:
+  /// then it is exactly what writing its value compactly gives.
+  static func isCompactWithoutEscapes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var inString = false
+    var ascii = true
+    for byte in bytes {
+      switch byte {
+      case 0x5C: return false
+      case 0x22: inString.toggle()
+      case 0x20, 0x09, 0x0A, 0x0D: if !inString { return false }
+      default: if byte >= 0x80 { ascii = false }
+      }
+    }
+    return ascii
+      || String(validating: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self) != nil
+  }
+
+  /// Thrown inside the quick reader to hand the line to the general one.
+  private struct QuickPathDeclined: Error {}
 }
 
 /// Reading input files (not the log) with the documented errors.
