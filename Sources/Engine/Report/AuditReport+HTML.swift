@@ -328,7 +328,8 @@ extension AuditReport {
     height:28px}.pic{flex:none;width:44px;height:44px;border-radius:6px;background:#e8e8e8;\
     display:flex;align-items:center;justify-content:center;font-size:10px;color:#333;\
     text-align:center}.zips{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85em}\
-    .map .grat{stroke:#c8d3dc;stroke-width:.6}.map .link{stroke:#b4520a;stroke-width:.8;\
+    .map .grat{stroke:#c8d3dc;stroke-width:.6}.map .land{fill:#e9e4d4;stroke:#bdb59c;\
+    stroke-width:.5}.map .link{stroke:#b4520a;stroke-width:.8;\
     opacity:.75}.map .pt{fill:#0b3d91}.map{background:#f4f8fb}\
     footer{border-top:1px solid var(--line);margin-top:2em;padding-bottom:2em}\
     @media (max-width:500px){body{font-size:14px}dl.facts{grid-template-columns:1fr}\

@@ -188,6 +188,20 @@ private func report(
     }
   }
 
+  /// The vendored outline parses whole (a bad pair would be dropped silently), and the map of
+  /// locations in East Asia draws the land there and none far away.
+  @Test func theMapDrawsTheLandAroundTheLocations() throws {
+    #expect(AuditReport.landRings.count == 269)
+    #expect(AuditReport.landRings.reduce(0) { $0 + $1.count } == 3919)
+    try withTemporaryDirectory { directory in
+      let html = try report(try smallLog(in: directory)).html()
+      let start = try #require(html.range(of: #"<path class="land" d=""#))
+      let path = html[start.upperBound...].prefix { $0 != "\"" }
+      let rings = path.split(separator: "Z").count
+      #expect(rings > 3 && rings < 60)
+    }
+  }
+
   @Test func whatDoesNotFitIsCountedAndSaid() throws {
     try withTemporaryDirectory { directory in
       let path = try smallLog(in: directory)
