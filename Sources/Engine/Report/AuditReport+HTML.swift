@@ -156,7 +156,7 @@ extension AuditReport {
     let columnWidth = (width - left) / Double(timeline.buckets.count)
     let scale = (height - top - bottom) / Double(tallest)
     page.raw(
-      "<figure><svg class=\"chart\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" "
+      "<figure><div class=\"scroll\"><svg class=\"chart\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" "
         + "aria-labelledby=\"timeline-title\"><title id=\"timeline-title\">")
     page.text("Events over time by domain, \(timeline.buckets.count) columns")
     page.raw("</title>")
@@ -197,7 +197,7 @@ extension AuditReport {
       page.text(last.end.description)
       page.raw("</text>")
     }
-    page.raw("</svg><figcaption class=\"legend\">")
+    page.raw("</svg></div><figcaption class=\"legend\">")
     for style in Self.domainStyles {
       page.raw("<span><i style=\"background:\(style.color)\"></i>")
       page.text(style.name)
@@ -302,10 +302,10 @@ extension AuditReport {
     h2{font-size:1.25em;border-bottom:2px solid var(--ink);padding-bottom:2px;margin-top:1.6em}\
     h3{font-size:1.05em;margin:.4em 0}nav a{margin-right:1em;color:var(--accent)}\
     nav{padding:.4em 0 .8em}a{color:var(--accent)}code{font-family:ui-monospace,Menlo,Consolas,\
-    monospace;font-size:.9em;word-break:break-all}.note{color:var(--muted);font-size:.9em}\
+    monospace;font-size:.9em}code.digest{overflow-wrap:anywhere}.note{color:var(--muted);font-size:.9em}\
     .bad{color:#a00000}dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}\
     dl.facts dt{font-weight:600}dl.facts dd{margin:0}dl.facts ul{margin:0;padding-left:1.2em}\
-    figure{margin:0}svg{display:block;width:100%;height:auto}.chart .axis,.map .frame{stroke:#555}\
+    figure{margin:0}svg{display:block;width:100%;height:auto}svg.chart,svg.map{min-width:600px}.chart .axis,.map .frame{stroke:#555}\
     .label{font-size:11px;fill:#333}.legend{display:flex;flex-wrap:wrap;gap:4px 14px;\
     font-size:.9em}.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;\
     vertical-align:-1px}.tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,\

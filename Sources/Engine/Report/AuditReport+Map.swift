@@ -25,7 +25,7 @@ extension AuditReport {
       locations.map { ($0.location.id, $0.location.coordinate) }, uniquingKeysWith: { a, _ in a })
     var linkCount = 0
     page.raw(
-      "<figure><svg class=\"map\" viewBox=\"0 0 \(Int(projection.width)) "
+      "<figure><div class=\"scroll\"><svg class=\"map\" viewBox=\"0 0 \(Int(projection.width)) "
         + "\(Int(projection.height))\" role=\"img\" aria-labelledby=\"map-title\">"
         + "<title id=\"map-title\">")
     page.text(
@@ -84,7 +84,7 @@ extension AuditReport {
       }
       page.raw("</g>")
     }
-    page.raw("</svg><figcaption class=\"note\" data-links=\"\(linkCount)\">")
+    page.raw("</svg></div><figcaption class=\"note\" data-links=\"\(linkCount)\">")
     var caption =
       "Equirectangular projection, graticule every \(HTMLText.number(projection.step)) degrees. "
       + "\(HTMLText.count(plotted.count)) of \(HTMLText.count(locations.count)) locations plotted"
