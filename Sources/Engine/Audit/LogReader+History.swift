@@ -5,7 +5,7 @@ extension LogReader {
   /// The history of one entity: every event of its stream, with what each changed.
   ///
   /// `nameOrID` is a stream name (`contact-13`, `state-New York`, `animal-user-1`) or an entity
-  /// id (`13`, `California`, `user-1`, `zoo-3`). A name of an existing stream is that stream;
+  /// id (`13`, `California`, `user-1`, `zoo-panthera-pardus`). A name of an existing stream is that stream;
   /// otherwise it is taken as an id and tried under each category, in
   /// `EntityStream.categoryOrder` (`contact-`, `state-`, `observation-`, `animal-`,
   /// `location-`). One pass over the log collects the candidates' events; a second pass, only

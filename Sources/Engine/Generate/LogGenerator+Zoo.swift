@@ -6,6 +6,17 @@ struct GeneratedAnimal: Sendable {
   var sourceID: Int
   var template: UInt8
   var revision: UInt16
+
+  /// Its Latin name: the template's, numbered, so that each generated animal is its own
+  /// (`Ailuropoda melanoleuca 17`); the importers' rule makes its id from it.
+  var latinName: String {
+    ZooCorpus.records[Int(template)].nameLatin + " " + String(sourceID)
+  }
+
+  /// Its id, `zoo-<slug of latinName>`.
+  var id: AnimalID {
+    AnimalID.imported(latinName: latinName) ?? .imported(sourceID: sourceID)
+  }
 }
 
 extension LogGenerator {
@@ -19,12 +30,12 @@ extension LogGenerator {
       importedAnimals[index].revision &+= 1
       return importedEvent(importedAnimals[index])
     }
+    let template = UInt8(random.below(ZooCorpus.records.count))
     let sourceID = firstFreeNumber(from: nextAnimalSourceID, kind: .animal) {
-      AnimalID.imported(sourceID: $0).rawValue
+      GeneratedAnimal(sourceID: $0, template: template, revision: 0).id.rawValue
     }
     nextAnimalSourceID = sourceID + 1
-    let animal = GeneratedAnimal(
-      sourceID: sourceID, template: UInt8(random.below(ZooCorpus.records.count)), revision: 0)
+    let animal = GeneratedAnimal(sourceID: sourceID, template: template, revision: 0)
     liveImportedAnimals.insert(importedAnimals.count)
     importedAnimals.append(animal)
     return importedEvent(animal)
@@ -55,8 +66,7 @@ extension LogGenerator {
       let index = liveImportedAnimals.randomMember(using: &random)
     {
       liveImportedAnimals.remove(index)
-      let id = AnimalID.imported(sourceID: importedAnimals[index].sourceID)
-      return .zoo(.removed(AnimalRemoved(id: id)))
+      return .zoo(.removed(AnimalRemoved(id: importedAnimals[index].id)))
     }
     guard let index = liveInsertedAnimals.randomMember(using: &random) else { return nil }
     liveInsertedAnimals.remove(index)
@@ -74,7 +84,7 @@ extension LogGenerator {
     let day = Int((bits >> 40) % 700) + 7 * Int(animal.revision)
     let record = AnimalRecord(
       sourceID: animal.sourceID, nameChinese: template.nameChinese,
-      nameEnglish: template.nameEnglish, nameLatin: template.nameLatin,
+      nameEnglish: template.nameEnglish, nameLatin: animal.latinName,
       alsoKnownAs: template.alsoKnownAs, location: template.location, geo: template.geo,
       coordinate: template.coordinate, phylum: template.phylum,
       taxonomicClass: template.taxonomicClass, order: template.order, family: template.family,

@@ -115,10 +115,22 @@ enum ZooSourceParser {
     }
     record.coordinate = coordinate(
       longitude: coordinateParts["a_longitude"], latitude: coordinateParts["a_latitude"], &fields)
+    // An animal is its Latin name: `_id` is the table's row number, which the source reuses
+    // for other animals between versions (docs/READMODELS.md, "Zoo identity").
+    let latinMember = members.first(where: { $0.normalized == "a_name_latin" })
+    let id = AnimalID.imported(latinName: record.nameLatin)
+    if let id {
+      record.id = id
+    } else {
+      fields.report(
+        latinMember?.key ?? "A_Name_Latin", latinMember?.value,
+        "expected the animal's Latin name, which is its identity (the _id is a row number the "
+          + "source reuses)")
+    }
     let name = record.nameChinese.isEmpty ? record.nameEnglish : record.nameChinese
     let label = RecordLabel.joined(
       sourceID.map { "_id \($0)" }, RecordLabel.quoted("name", name.isEmpty ? nil : name))
-    return (sourceID == nil ? nil : record, label)
+    return (sourceID == nil || id == nil ? nil : record, label)
   }
 
   /// The coordinate from `a_longitude` and `a_latitude`: both or neither must hold a number.

@@ -1,42 +1,115 @@
 // The zoo vocabulary: animals imported from the Taipei Zoo open-data API, and animals inserted
-// by the user. Stream: `animal-<id>`, where the id is `zoo-<source _id>` for imported animals
-// and `user-<n>` for inserted ones (`animal-zoo-1`, `animal-user-3`), so the two never collide.
+// by the user. Stream: `animal-<id>`, where the id is `zoo-<slug of the Latin name>` for
+// imported animals (`zoo-<source _id>` in logs written before schema 2 of `AnimalImported`) and
+// `user-<n>` for inserted ones (`animal-zoo-ailuropoda-melanoleuca`, `animal-user-3`), so the
+// two never collide.
 
-/// An animal's id: `zoo-<n>` for an animal imported from the open-data API (n = the record's
-/// `_id`), `user-<n>` for one inserted by the user (n chosen by the engine, never reused).
+import Foundation
+
+/// An animal's id: `zoo-<slug>` for an animal imported from the open-data API, `user-<n>` for
+/// one inserted by the user (n chosen by the engine, never reused).
+///
+/// An imported animal's slug is its Latin name, normalised (``imported(latinName:)``):
+/// `zoo-ailuropoda-melanoleuca`. Logs written before that rule name imported animals by the
+/// source's `_id` (`zoo-1`), a slug of digits; those ids stay valid and keep their animals.
 public struct AnimalID: Hashable, Sendable, Comparable, CustomStringConvertible {
-  /// `zoo-<n>` or `user-<n>`.
+  /// `zoo-<slug>` or `user-<n>`.
   public let rawValue: String
-  /// Whether the user inserted the animal (`user-<n>`), rather than an import (`zoo-<n>`).
+  /// Whether the user inserted the animal (`user-<n>`), rather than an import (`zoo-<slug>`).
   public let isInserted: Bool
-  /// The number after the prefix.
+  /// The number after `user-`, or after `zoo-` when the slug is all digits (an id by `_id`);
+  /// 0 for a slug of letters.
   public let number: Int
 
-  static let expectation = "an animal id 'zoo-<n>' or 'user-<n>' (n a whole number, e.g. 'zoo-1')"
+  /// What an animal id must be, for messages.
+  public static let expectation =
+    "an animal id 'zoo-<slug>' (lowercase letters and digits in groups joined by '-', e.g. "
+    + "'zoo-ailuropoda-melanoleuca') or 'user-<n>' (n a whole number, e.g. 'user-3')"
+
+  /// The longest slug an id may have.
+  static let maximumSlugLength = 200
 
   /// Validates `text` as an animal id.
-  /// - Throws: `EventsError.invalidValue` unless it is `zoo-` or `user-` followed by a whole
-  ///   number without leading zeros (at most 18 digits).
+  /// - Throws: `EventsError.invalidValue` unless it is `zoo-` followed by a slug (groups of
+  ///   lowercase ASCII letters and digits joined by single `-`, at most 200 characters; all
+  ///   digits: a whole number without leading zeros of at most 18 digits), or `user-` followed
+  ///   by such a whole number.
   public init(_ text: String) throws(EventsError) {
     let isInserted: Bool
-    let digits: Substring
+    let rest: Substring
     if text.hasPrefix("zoo-") {
       isInserted = false
-      digits = text.dropFirst(4)
+      rest = text.dropFirst(4)
     } else if text.hasPrefix("user-") {
       isInserted = true
-      digits = text.dropFirst(5)
+      rest = text.dropFirst(5)
     } else {
       throw EventsError.invalidValue(expected: Self.expectation, found: DomainText.quoted(text))
     }
-    guard (1...18).contains(digits.utf8.count), digits.utf8.allSatisfy({ $0 &- 0x30 < 10 }),
-      digits.utf8.count == 1 || digits.utf8.first != 0x30, let number = Int(digits)
-    else {
-      throw EventsError.invalidValue(expected: Self.expectation, found: DomainText.quoted(text))
+    let utf8 = rest.utf8
+    let allDigits = !utf8.isEmpty && utf8.allSatisfy { $0 &- 0x30 < 10 }
+    if allDigits {
+      guard utf8.count <= 18, utf8.count == 1 || utf8.first != 0x30, let number = Int(rest)
+      else {
+        throw EventsError.invalidValue(expected: Self.expectation, found: DomainText.quoted(text))
+      }
+      self.number = number
+    } else {
+      guard !isInserted, Self.isSlug(rest) else {
+        throw EventsError.invalidValue(expected: Self.expectation, found: DomainText.quoted(text))
+      }
+      self.number = 0
     }
     self.rawValue = text
     self.isInserted = isInserted
-    self.number = number
+  }
+
+  /// Whether `text` is a slug: groups of `a`-`z` and `0`-`9` joined by single `-`.
+  static func isSlug(_ text: Substring) -> Bool {
+    let utf8 = text.utf8
+    guard !utf8.isEmpty, utf8.count <= maximumSlugLength, utf8.first != 0x2D, utf8.last != 0x2D
+    else { return false }
+    var previousWasDash = false
+    for byte in utf8 {
+      if byte == 0x2D {
+        if previousWasDash { return false }
+        previousWasDash = true
+      } else if (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) {
+        previousWasDash = false
+      } else {
+        return false
+      }
+    }
+    return true
+  }
+
+  /// The id of an animal imported under the Latin name `latinName`: the name trimmed, its
+  /// letters case-folded and stripped of diacritics, every run of other characters (spaces,
+  /// punctuation) made one `-` (`"Ailuropoda  melanoleuca"` → `zoo-ailuropoda-melanoleuca`).
+  /// `nil` when nothing of it is a letter (a name of digits only would read as an `_id`), or
+  /// when the slug would exceed 200 characters.
+  public static func imported(latinName: String) -> AnimalID? {
+    let folded = latinName.folding(
+      options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    var slug = ""
+    var pendingDash = false
+    for scalar in folded.unicodeScalars {
+      let value = scalar.value
+      let isLetter = value >= 0x61 && value <= 0x7A
+      let isDigit = value >= 0x30 && value <= 0x39
+      let isUpper = value >= 0x41 && value <= 0x5A
+      if isLetter || isDigit || isUpper {
+        if pendingDash, !slug.isEmpty { slug.append("-") }
+        pendingDash = false
+        slug.unicodeScalars.append(isUpper ? Unicode.Scalar(value + 0x20) ?? scalar : scalar)
+      } else {
+        pendingDash = true
+      }
+    }
+    guard slug.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A }),
+      slug.utf8.count <= maximumSlugLength
+    else { return nil }
+    return try? AnimalID("zoo-" + slug)
   }
 
   private init(isInserted: Bool, number: Int) {
@@ -46,7 +119,8 @@ public struct AnimalID: Hashable, Sendable, Comparable, CustomStringConvertible 
     self.number = number
   }
 
-  /// The id of the animal imported from the source record whose `_id` is `sourceID`.
+  /// The id by `_id` that logs written before schema 2 of `AnimalImported` give the animal
+  /// imported from the source record whose `_id` is `sourceID`: `zoo-<sourceID>`.
   /// - Precondition: `sourceID >= 0`.
   public static func imported(sourceID: Int) -> AnimalID {
     AnimalID(isInserted: false, number: sourceID)
@@ -63,9 +137,10 @@ public struct AnimalID: Hashable, Sendable, Comparable, CustomStringConvertible 
 
   public var description: String { rawValue }
 
-  /// Imported before inserted, then by number.
+  /// Imported before inserted, then by number (ids by `_id`, inserted animals), then by slug.
   public static func < (lhs: AnimalID, rhs: AnimalID) -> Bool {
-    (lhs.isInserted ? 1 : 0, lhs.number) < (rhs.isInserted ? 1 : 0, rhs.number)
+    (lhs.isInserted ? 1 : 0, lhs.number, lhs.rawValue)
+      < (rhs.isInserted ? 1 : 0, rhs.number, rhs.rawValue)
   }
 }
 
@@ -123,6 +198,11 @@ extension MediaLink: PayloadComponent {
 public struct AnimalRecord: Sendable, Equatable, Hashable {
   /// The source's `_id`.
   public fileprivate(set) var sourceID: Int
+  /// The animal's id: `zoo-<slug of the Latin name>`, the identity that stays when the source
+  /// renumbers its rows (`_id` is a row number; the source's older and current pages give
+  /// different animals the same `_id`). Records read from logs written before schema 2 keep
+  /// `zoo-<_id>`.
+  public var id: AnimalID
   /// `A_Name_Ch`: the Chinese name (`大貓熊`).
   public var nameChinese: String
   /// `A_Name_En`: the English name (`Giant Panda`).
@@ -193,8 +273,11 @@ public struct AnimalRecord: Sendable, Equatable, Hashable {
 
   /// Creates a record; every text field defaults to empty.
   /// - Precondition: `sourceID >= 0` (importers reject other `_id`s as invalid source data).
+  /// - Parameter id: the animal's id; by default the one its Latin name gives
+  ///   (``AnimalID/imported(latinName:)``), or `zoo-<sourceID>` when it has none.
   public init(
-    sourceID: Int, nameChinese: String = "", nameEnglish: String = "", nameLatin: String = "",
+    id: AnimalID? = nil, sourceID: Int, nameChinese: String = "", nameEnglish: String = "",
+    nameLatin: String = "",
     alsoKnownAs: String = "", location: String = "", geo: String = "",
     coordinate: Coordinate? = nil, phylum: String = "", taxonomicClass: String = "",
     order: String = "", family: String = "", conservation: String = "",
@@ -205,6 +288,7 @@ public struct AnimalRecord: Sendable, Equatable, Hashable {
     cid: String = "", summary: String = "", keywords: String = "", poiGroup: String = ""
   ) {
     precondition(sourceID >= 0, "a zoo record's _id is a whole number from 0")
+    self.id = id ?? AnimalID.imported(latinName: nameLatin) ?? .imported(sourceID: sourceID)
     self.sourceID = sourceID
     self.nameChinese = nameChinese
     self.nameEnglish = nameEnglish
@@ -240,8 +324,6 @@ public struct AnimalRecord: Sendable, Equatable, Hashable {
     self.poiGroup = poiGroup
   }
 
-  /// The animal's id, `zoo-<sourceID>`.
-  public var id: AnimalID { .imported(sourceID: sourceID) }
 }
 
 // MARK: - Events
@@ -250,15 +332,17 @@ public struct AnimalRecord: Sendable, Equatable, Hashable {
 /// replaces the whole record with the source's new version (users cannot edit imported
 /// animals, only remove them).
 ///
-/// JSON, keys in this order, text fields and empty lists omitted when empty:
-/// `{"sourceID","nameChinese","nameEnglish","nameLatin","alsoKnownAs","location","geo",
+/// JSON (schema version 2), keys in this order, text fields and empty lists omitted when empty:
+/// `{"id","sourceID","nameChinese","nameEnglish","nameLatin","alsoKnownAs","location","geo",
 /// "coordinate":{"latitude","longitude"},"phylum","class","order","family","conservation",
 /// "distribution","habitat","feature","behavior","diet","crisis","interpretation","themeName",
 /// "themeURL","adopt","code","pictures":[{"url","alt"}],"pdfs":[...],"voices":[...],"videoURL",
-/// "update","cid","summary","keywords","poiGroup","source"}`. Only `sourceID` is required.
+/// "update","cid","summary","keywords","poiGroup","source"}`. `id` and `sourceID` are required.
+/// Schema version 1 (logs written before the Latin-name identity) has no `id`: the animal is
+/// `zoo-<sourceID>`, as it was when written.
 public struct AnimalImported: EventPayload, Hashable {
   public static let eventType = "AnimalImported"
-  public static let schemaVersion = 1
+  public static let schemaVersion = 2
 
   /// The source's record.
   public var record: AnimalRecord
@@ -273,6 +357,7 @@ public struct AnimalImported: EventPayload, Hashable {
   public var streamName: String { record.id.streamName }
 
   static let layout: PayloadLayout = [
+    "id": "an imported animal's id 'zoo-<slug>' (schema version 2)",
     "sourceID": "the source's _id, a whole number from 0",
     "nameChinese": "a string", "nameEnglish": "a string", "nameLatin": "a string",
     "alsoKnownAs": "a string", "location": "a string", "geo": "a string",
@@ -291,6 +376,7 @@ public struct AnimalImported: EventPayload, Hashable {
 
   public func encode(to writer: inout JSONWriter) {
     writer.beginObject()
+    writer.member("id", record.id.rawValue)
     writer.member("sourceID", record.sourceID)
     writer.member("nameChinese", unlessEmpty: record.nameChinese)
     writer.member("nameEnglish", unlessEmpty: record.nameEnglish)
@@ -342,14 +428,17 @@ public struct AnimalImported: EventPayload, Hashable {
     decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
   ) throws(EventsError) {
     switch schemaVersion {
-    case 1: self = try Self(version1: &cursor, strict: strict)
+    case 1, 2: self = try Self(versions1And2: &cursor, schemaVersion: schemaVersion, strict: strict)
     default: throw Self.unsupported(schemaVersion)
     }
   }
 
-  private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
+  private init(
+    versions1And2 cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
     let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
     var sourceID: Int?
+    var id: AnimalID?
     var record = AnimalRecord(sourceID: 0)
     var source: String?
     try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
@@ -363,45 +452,61 @@ public struct AnimalImported: EventPayload, Hashable {
       }
       switch field {
       case 0:
+        guard schemaVersion >= 2 else {
+          throw EventsError.invalidField(
+            type: Self.eventType, field: "id", expected: "no 'id' in schema version 1",
+            found: "an 'id'")
+        }
+        let decoded = try cursor.decodeText(AnimalID.self, field, scope)
+        guard !decoded.isInserted else {
+          throw EventsError.invalidField(
+            type: Self.eventType, field: "id", expected: "an imported animal's id 'zoo-<slug>'",
+            found: DomainText.quoted(decoded.rawValue))
+        }
+        id = decoded
+      case 1:
         let value = try cursor.decodeInt(field, scope)
         guard value >= 0 else { throw scope.invalid(field, found: "the number \(value)") }
         sourceID = value
-      case 1: record.nameChinese = try text()
-      case 2: record.nameEnglish = try text()
-      case 3: record.nameLatin = try text()
-      case 4: record.alsoKnownAs = try text()
-      case 5: record.location = try text()
-      case 6: record.geo = try text()
-      case 7: record.coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
-      case 8: record.phylum = try text()
-      case 9: record.taxonomicClass = try text()
-      case 10: record.order = try text()
-      case 11: record.family = try text()
-      case 12: record.conservation = try text()
-      case 13: record.distribution = try text()
-      case 14: record.habitat = try text()
-      case 15: record.feature = try text()
-      case 16: record.behavior = try text()
-      case 17: record.diet = try text()
-      case 18: record.crisis = try text()
-      case 19: record.interpretation = try text()
-      case 20: record.themeName = try text()
-      case 21: record.themeURL = try text()
-      case 22: record.adopt = try text()
-      case 23: record.code = try text()
-      case 24: record.pictures = try links()
-      case 25: record.pdfs = try links()
-      case 26: record.voices = try links()
-      case 27: record.videoURL = try text()
-      case 28: record.update = try text()
-      case 29: record.cid = try text()
-      case 30: record.summary = try text()
-      case 31: record.keywords = try text()
-      case 32: record.poiGroup = try text()
+      case 2: record.nameChinese = try text()
+      case 3: record.nameEnglish = try text()
+      case 4: record.nameLatin = try text()
+      case 5: record.alsoKnownAs = try text()
+      case 6: record.location = try text()
+      case 7: record.geo = try text()
+      case 8: record.coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
+      case 9: record.phylum = try text()
+      case 10: record.taxonomicClass = try text()
+      case 11: record.order = try text()
+      case 12: record.family = try text()
+      case 13: record.conservation = try text()
+      case 14: record.distribution = try text()
+      case 15: record.habitat = try text()
+      case 16: record.feature = try text()
+      case 17: record.behavior = try text()
+      case 18: record.diet = try text()
+      case 19: record.crisis = try text()
+      case 20: record.interpretation = try text()
+      case 21: record.themeName = try text()
+      case 22: record.themeURL = try text()
+      case 23: record.adopt = try text()
+      case 24: record.code = try text()
+      case 25: record.pictures = try links()
+      case 26: record.pdfs = try links()
+      case 27: record.voices = try links()
+      case 28: record.videoURL = try text()
+      case 29: record.update = try text()
+      case 30: record.cid = try text()
+      case 31: record.summary = try text()
+      case 32: record.keywords = try text()
+      case 33: record.poiGroup = try text()
       default: source = try cursor.decodeOptionalString(field, scope)
       }
     }
-    record.sourceID = try scope.required(sourceID, 0)
+    record.sourceID = try scope.required(sourceID, 1)
+    // Schema 1 named the animal by its `_id`; schema 2 says its id.
+    record.id =
+      schemaVersion == 1 ? .imported(sourceID: record.sourceID) : try scope.required(id, 0)
     self.record = record
     self.source = source
   }

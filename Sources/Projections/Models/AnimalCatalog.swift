@@ -23,13 +23,13 @@ import Events
 /// ```
 /// {"animals":[{"id":"user-2","origin":"inserted","name":"Bobo","displayName":"Bobo",
 ///   "description":"...","picture":{"kind":"local","path":"/photos/bobo.jpg"}},
-///  {"id":"zoo-1","origin":"imported","name":"大貓熊","englishName":"Giant Panda",
+///  {"id":"zoo-ailuropoda-melanoleuca","origin":"imported","name":"大貓熊","englishName":"Giant Panda",
 ///   "displayName":"大貓熊 Giant Panda","location":"大貓熊館",
 ///   "picture":{"kind":"remote","url":"http://..."}},
 ///  {"id":"zoo-7",...,"picture":{"kind":"none"}}]}
 /// ```
 ///
-/// **Entries** (keyed by animal id, `zoo-1`), absent or empty fields left out: `origin`
+/// **Entries** (keyed by animal id, `zoo-ailuropoda-melanoleuca`), absent or empty fields left out: `origin`
 /// (`imported`/`inserted`), `name`, `englishName`, `location`, `description`, `pictureURL`
 /// (remote) or `picturePath` (local).
 ///
@@ -39,7 +39,7 @@ import Events
 /// the path or URL string.
 public struct AnimalCatalog: ReadModel {
   public static let name = "animals"
-  public static let checkpointVersion = 1
+  public static let checkpointVersion = 2
 
   private struct Stored: Sendable, Equatable {
     var animal: Animal
@@ -190,8 +190,7 @@ public struct AnimalCatalog: ReadModel {
   public func write(to writer: inout BinaryWriter) {
     writer.writeCount(table.count)
     for (id, stored) in zip(table.keys, table.values) {
-      writer.writeInteger(UInt8(id.isInserted ? 1 : 0))
-      writer.writeVarint(UInt64(id.number))
+      writer.writeString(id.rawValue)
       writer.writeInteger(stored.place)
       let animal = stored.animal
       writer.writeString(animal.name)
@@ -216,21 +215,14 @@ public struct AnimalCatalog: ReadModel {
     table = EntityTable(minimumCapacity: count)
     for _ in 0..<count {
       let start = reader.offset
-      let origin = try reader.readInteger(UInt8.self, "an animal's origin")
-      guard origin <= 1 else {
+      let rawID = try reader.readString("an animal's id")
+      let id: AnimalID
+      do throws(EventsError) {
+        id = try AnimalID(rawID)
+      } catch {
         throw reader.invalid(
-          "an animal's origin", expected: "0 (imported) or 1 (inserted)", found: "\(origin)",
-          at: start)
+          "an animal's id", expected: AnimalID.expectation, found: "'\(rawID)'", at: start)
       }
-      let numberOffset = reader.offset
-      let number = try reader.readVarint("an animal id's number")
-      guard number <= 999_999_999_999_999_999 else {
-        throw reader.invalid(
-          "an animal id's number", expected: "at most 18 digits", found: "\(number)",
-          at: numberOffset)
-      }
-      let id: AnimalID =
-        origin == 1 ? .inserted(number: Int(number)) : .imported(sourceID: Int(number))
       let place = try reader.readInteger(Int64.self, "an animal's place")
       let name = try reader.readString("an animal's name")
       let englishName = try reader.readString("an animal's English name")

@@ -9,7 +9,7 @@ enum HistoryCommand {
     abstract: "Show every event of one entity: who changed what, when and why.",
     discussion: """
       <entity> is a stream name (contact-13, state-New York, animal-user-1, \
-      location-<id>, observation-<id>) or an entity id (13, California, user-1, zoo-3, a \
+      location-<id>, observation-<id>) or an entity id (13, California, user-1, zoo-panthera-pardus, a \
       location's or an observation's id). A name of a stream with events is that stream; \
       otherwise the id is tried under each category: contact-, state-, observation-, \
       animal-, location-. An id found under several is refused (exit 65): give the stream \
@@ -36,7 +36,8 @@ enum HistoryCommand {
     arguments: [
       Argument(
         name: "entity",
-        help: "A stream (contact-13) or an entity id (13, California, user-1, zoo-3).")
+        help: "A stream (contact-13) or an entity id (13, California, user-1, zoo-panthera-pardus)."
+      )
     ],
     options: [CommonOptions.log, CommonOptions.json],
     run: run)

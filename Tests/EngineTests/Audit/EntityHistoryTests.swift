@@ -47,7 +47,8 @@ import Testing
 
   @Test(arguments: [
     ("13", "contact-13"), ("California", "state-California"), ("state-New York", "state-New York"),
-    ("user-1", "animal-user-1"), ("zoo-3", "animal-zoo-3"), ("animal-user-1", "animal-user-1"),
+    ("user-1", "animal-user-1"), ("zoo-panthera-pardus", "animal-zoo-panthera-pardus"),
+    ("animal-user-1", "animal-user-1"),
     ("398f8d08492d", "observation-398f8d08492d"),
     ("2abca2a7-d768-4db2-95e2-09002df94362", "location-2abca2a7-d768-4db2-95e2-09002df94362"),
   ])

@@ -237,15 +237,19 @@ import Testing
       .zoo,
       """
       {"result": {"results": [
-        {"_id": "7", "a_name_ch": "甲", "a_longitude": "", "a_latitude": ""},
-        {"_id": -1, "a_name_en": "Minus"},
-        {"a_name_ch": "乙", "a_pic02_url": "x.jpg"},
-        {"_id": 4, "a_longitude": "121.5", "a_latitude": "north"},
-        {"_id": 5, "a_longitude": 121.5},
-        {"_id": 6, "a_pic02_url": "b.jpg", "A_Pic01_ALT": "a", "a_summary": null, "a_cid": 12}
+        {"_id": "7", "a_name_ch": "甲", "a_name_latin": "Alpha", "a_longitude": "", "a_latitude": ""},
+        {"_id": -1, "a_name_en": "Minus", "a_name_latin": "Beta"},
+        {"a_name_ch": "乙", "a_pic02_url": "x.jpg", "a_name_latin": "Gamma"},
+        {"_id": 4, "a_longitude": "121.5", "a_latitude": "north", "a_name_latin": "Delta"},
+        {"_id": 5, "a_longitude": 121.5, "a_name_latin": "Epsilon"},
+        {"_id": 6, "a_pic02_url": "b.jpg", "A_Pic01_ALT": "a", "a_summary": null, "a_cid": 12,
+         "a_name_latin": "Zeta"},
+        {"_id": 8, "a_name_ch": "丙"},
+        {"_id": 9, "a_name_ch": "丁", "a_name_latin": "  "}
       ]}}
       """)
     #expect(parsed.animalRecords.map(\.sourceID) == [7, 6])
+    #expect(parsed.animalRecords.map(\.id.rawValue) == ["zoo-alpha", "zoo-zeta"])
     #expect(parsed.animalRecords[0].coordinate == nil)
     let six = parsed.animalRecords[1]
     #expect(six.pictures == [MediaLink(url: "", alternativeText: "a"), MediaLink(url: "b.jpg")])
@@ -256,6 +260,8 @@ import Testing
         "animal record 3 (name '乙'): field '_id': missing — expected the record's _id, a whole number from 0",
         "animal record 4 (_id 4): field 'a_latitude': \"north\" — expected a number (or a string holding one)",
         "animal record 5 (_id 5): field 'a_latitude': missing — expected a number, since a_longitude is given",
+        "animal record 7 (_id 8, name '丙'): field 'A_Name_Latin': missing — expected the animal's Latin name, which is its identity (the _id is a row number the source reuses)",
+        "animal record 8 (_id 9, name '丁'): field 'a_name_latin': \"  \" — expected the animal's Latin name, which is its identity (the _id is a row number the source reuses)",
       ])
   }
 }

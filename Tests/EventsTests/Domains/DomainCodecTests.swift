@@ -40,11 +40,11 @@ import Testing
       let event = try random.event(ofType: type)
       let encoded = EventVocabulary.encode(event)
       #expect(encoded.type == type)
-      #expect(encoded.schemaVersion == 1)
+      #expect(encoded.schemaVersion == EventVocabulary.newestSchemaVersions[type])
       #expect(encoded.stream == event.streamName)
       for strict in [true, false] {
         let decoded = try EventVocabulary.decode(
-          type: type, schemaVersion: 1, data: encoded.data, strict: strict)
+          type: type, schemaVersion: encoded.schemaVersion, data: encoded.data, strict: strict)
         #expect(decoded == event, "\(domainJSON(event))")
       }
       // Encoding is deterministic: the decoded event writes the same bytes.
@@ -316,18 +316,21 @@ import Testing
 
   @Test(arguments: EventVocabulary.allEventTypes)
   func newerSchemaVersionIsRefusedNamingTheNewestKnown(type: String) {
-    let message = domainErrorMessage { _ = try domainDecode(type, "{}", schemaVersion: 2) }
+    let newest = EventVocabulary.newestSchemaVersions[type] ?? 1
+    let message = domainErrorMessage {
+      _ = try domainDecode(type, "{}", schemaVersion: newest + 1)
+    }
     #expect(
       message
-        == "event type '\(type)' has schema version 2, but this engine knows versions up to 1; "
-        + "upgrade replay to read it")
+        == "event type '\(type)' has schema version \(newest + 1), but this engine knows versions "
+        + "up to \(newest); upgrade replay to read it")
     let zero = domainErrorMessage {
       _ = try domainDecode(type, "{}", schemaVersion: 0, strict: false)
     }
     #expect(
       zero
         == "event type '\(type)' has schema version 0, but versions start at 1; use a version "
-        + "from 1 to 1")
+        + "from 1 to \(newest)")
   }
 
   @Test func newerSchemaVersionIsACaseCarryingTheNumbers() {

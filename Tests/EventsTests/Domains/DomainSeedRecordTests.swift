@@ -66,14 +66,43 @@ import Testing
     let event = DomainEvent.zoo(
       .imported(AnimalImported(record: Self.giantPanda, source: "taipei-zoo-animals.json")))
     let json = domainJSON(event)
-    #expect(json.hasPrefix(#"{"sourceID":1,"nameChinese":"大貓熊","nameEnglish":"Giant Panda","#))
+    #expect(
+      json.hasPrefix(
+        #"{"id":"zoo-ailuropoda-melanoleuca","sourceID":1,"nameChinese":"大貓熊","nameEnglish":"Giant Panda","#
+      ))
     #expect(json.contains(#"公克。\r\n 2. 具有"#))
     #expect(
       json.contains("\"update\":\"########\",\"cid\":\"1\",\"source\":\"taipei-zoo-animals.json\"}")
     )
     #expect(!json.contains("interpretation"))
     #expect(try domainDecode("AnimalImported", json) == event)
-    #expect(event.streamName == "animal-zoo-1")
+    // The animal is its Latin name, not the table's row number.
+    #expect(event.streamName == "animal-zoo-ailuropoda-melanoleuca")
+  }
+
+  /// A log written before schema 2 names the animal by its `_id`, and keeps doing so: its
+  /// events are read as they were written (the same stream, the same id).
+  @Test func aSchemaOneRecordKeepsTheIdItWasWrittenWith() throws {
+    let old =
+      #"{"sourceID":1,"nameChinese":"大貓熊","nameLatin":"Ailuropoda melanoleuca"}"#
+    let decoded = try domainDecode("AnimalImported", old, schemaVersion: 1)
+    guard case .zoo(.imported(let imported))? = decoded else {
+      Issue.record("decoded \(String(describing: decoded))")
+      return
+    }
+    #expect(imported.record.id == .imported(sourceID: 1))
+    #expect(imported.streamName == "animal-zoo-1")
+    // Schema 1 has no id, schema 2 needs one, and an inserted animal's is refused.
+    #expect(throws: EventsError.self) {
+      try domainDecode(
+        "AnimalImported", #"{"id":"zoo-a","sourceID":1}"#, schemaVersion: 1)
+    }
+    #expect(throws: EventsError.self) {
+      try domainDecode("AnimalImported", #"{"sourceID":1}"#, schemaVersion: 2)
+    }
+    #expect(throws: EventsError.self) {
+      try domainDecode("AnimalImported", #"{"id":"user-1","sourceID":1}"#, schemaVersion: 2)
+    }
   }
 
   @Test func zooRecordWithEmptySlotsAndAMalformedGeoIsKeptAsIs() throws {
@@ -114,7 +143,7 @@ import Testing
     let json = domainJSON(.zoo(.imported(AnimalImported(record: record))))
     #expect(
       json
-        == #"{"sourceID":1,"nameChinese":"大貓熊","nameEnglish":"Giant Panda","#
+        == #"{"id":"zoo-1","sourceID":1,"nameChinese":"大貓熊","nameEnglish":"Giant Panda","#
         + #""coordinate":{"latitude":24.9971109,"longitude":121.5831587}}"#)
   }
 

@@ -228,10 +228,13 @@ struct DomainTestFailure: Error, CustomStringConvertible {
 
 /// Decodes `json` as a payload of `type`, strictly unless told otherwise.
 func domainDecode(
-  _ type: String, _ json: String, schemaVersion: Int = 1, strict: Bool = true
+  _ type: String, _ json: String, schemaVersion: Int? = nil, strict: Bool = true
 ) throws(EventsError) -> DomainEvent? {
+  // By default the type's newest version, which is what the encoder writes.
   try EventVocabulary.decode(
-    type: type, schemaVersion: schemaVersion, data: Array(json.utf8), strict: strict)
+    type: type,
+    schemaVersion: schemaVersion ?? EventVocabulary.newestSchemaVersions[type] ?? 1,
+    data: Array(json.utf8), strict: strict)
 }
 
 /// The message of the `EventsError` that `body` throws, or `nil` when it throws none.

@@ -165,10 +165,41 @@ import Testing
     #expect(try AnimalID("user-0").isInserted)
     #expect(try !AnimalID("zoo-273").isInserted)
     #expect(try AnimalID("zoo-273").number == 273)
+    #expect(try AnimalID("zoo-ailuropoda-melanoleuca").rawValue == "zoo-ailuropoda-melanoleuca")
+    #expect(try !AnimalID("zoo-1a").isInserted)
+  }
+
+  /// An imported animal is its Latin name: spaces, case and diacritics do not make another.
+  @Test func anImportedAnimalsIdIsItsNormalisedLatinName() throws {
+    #expect(
+      AnimalID.imported(latinName: "Ailuropoda melanoleuca")?.rawValue
+        == "zoo-ailuropoda-melanoleuca")
+    #expect(
+      AnimalID.imported(latinName: "  Ailuropoda\tMELANOLEUCA \n")?.rawValue
+        == "zoo-ailuropoda-melanoleuca")
+    #expect(
+      AnimalID.imported(latinName: "Panthera tigris tigris")?.rawValue
+        == "zoo-panthera-tigris-tigris")
+    #expect(
+      AnimalID.imported(latinName: "Equus africanus (somaliensis)")?.rawValue
+        == "zoo-equus-africanus-somaliensis")
+    #expect(
+      AnimalID.imported(latinName: "Ateles geoffroyi × fusciceps")?.rawValue
+        == "zoo-ateles-geoffroyi-fusciceps")
+    #expect(AnimalID.imported(latinName: "Pongo pygmæus")?.rawValue != nil)
+    #expect(AnimalID.imported(latinName: "Bubo bubo éè")?.rawValue == "zoo-bubo-bubo-ee")
+    // Nothing that is a letter: no identity (a name of digits would read as an `_id`).
+    for name in ["", "   ", "123", "大貓熊", "--"] {
+      #expect(AnimalID.imported(latinName: name) == nil, "\(name)")
+    }
+    #expect(AnimalID.imported(latinName: String(repeating: "a", count: 201)) == nil)
+    #expect(AnimalID.imported(latinName: String(repeating: "a", count: 200)) != nil)
   }
 
   @Test(arguments: [
-    "", "zoo-", "zoo-01", "zoo--1", "zoo-1a", "user-", "User-1", "animal-1", "1", "zoo-1 ",
+    "", "zoo-", "zoo-01", "zoo--1", "zoo-1A", "zoo-a--b", "zoo-a-", "zoo--a", "zoo-a b",
+    "zoo-ä", "user-", "user-a", "User-1", "animal-1", "1", "zoo-1 ",
+    "zoo-" + String(repeating: "a", count: 201),
   ])
   func otherAnimalIdsAreRejected(text: String) {
     #expect(throws: EventsError.self) { try AnimalID(text) }

@@ -228,7 +228,7 @@ private func sampleCopy(in directory: String) throws -> String {
     #expect(
       result.error == """
         Error: Missing expected argument '<entity>'
-        Help:  <entity>  A stream (contact-13) or an entity id (13, California, user-1, zoo-3).
+        Help:  <entity>  A stream (contact-13) or an entity id (13, California, user-1, zoo-panthera-pardus).
         Usage: replay history [--log <path>] [--json] <entity>
           See 'replay history --help' for more information.
 

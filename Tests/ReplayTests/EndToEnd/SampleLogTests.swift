@@ -34,7 +34,7 @@ let repositoryRoot = RepositoryFiles.root
   @Test func theSampleLogVerifiesAndHoldsTheStory() throws {
     let verify = try ReplayProcess.run(["verify", "--log", Self.sample])
     #expect(verify.status == 0)
-    #expect(verify.output == "ok: 147 events, 68 streams, last seq 147, 111478 bytes\n")
+    #expect(verify.output == "ok: 147 events, 68 streams, last seq 147, 112427 bytes\n")
     let stats = try ReplayProcess.run(["stats", "--log", Self.sample, "--json"])
     for expected in [
       #""ObservationRecorded":11"#, #""ZipCodeAdded":71"#, #""AnimalImported":20"#,
