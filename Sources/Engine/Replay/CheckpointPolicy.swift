@@ -22,7 +22,7 @@ public struct CheckpointPolicy: Sendable, Equatable {
   public var recentCount: Int
 
   public init(
-    minimumEvents: Int64 = 10_000, gridCount: Int64 = 32, baseSpacing: Int64 = 1024,
+    minimumEvents: Int64 = 10_000, gridCount: Int64 = 16, baseSpacing: Int64 = 1024,
     recentCount: Int = 2
   ) {
     self.minimumEvents = max(0, minimumEvents)

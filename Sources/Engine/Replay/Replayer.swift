@@ -107,18 +107,31 @@ public struct Replayer: Sendable {
     var samples: [CheckpointStore.Anchor.Sample] = []
     // Listed once: the checkpoint to start from and the seqs that already have one.
     let entries = checkpoints?.entries() ?? []
-    let automatic = automaticSaves(for: point, plan: plan, among: entries)
+    var automatic = automaticSaves(for: point, plan: plan, among: entries)
+    // Saving needs every model: fold them all, the wanted ones included.
+    if automatic != nil { wanted = nil }
+    var rejected: Set<Int64> = []
+    var loadedStart = startingCheckpoint(
+      for: point, target: plan.target, models: wanted, among: entries, rejected: &rejected)
+    if automatic == nil, !rejected.isEmpty,
+      let redo = automaticSaves(
+        for: point, plan: plan, among: entries.filter { !rejected.contains($0.sequence) })
+    {
+      // The checkpoint counted on was unusable: the replay is long after all, and replaces it.
+      automatic = redo
+      if wanted != nil, let checkpoints {
+        wanted = nil
+        loadedStart = entries.first { $0.sequence == loadedStart?.sequence }.flatMap {
+          try? checkpoints.load($0)
+        }
+      }
+    }
     var saveEvery = saveEvery
     var saveLast = saveLast
     if let automatic {
-      // Saving needs every model: fold them all, the wanted ones included.
-      wanted = nil
       saveEvery = saveEvery ?? automatic.every
       saveLast = saveLast || automatic.last
     }
-    var rejected: Set<Int64> = []
-    let loadedStart = startingCheckpoint(
-      for: point, target: plan.target, models: wanted, among: entries, rejected: &rejected)
     if let loaded = loadedStart {
       models = loaded.models
       position = LogReader.Position(offset: loaded.anchor.offset, sequence: loaded.sequence + 1)
@@ -250,7 +263,8 @@ public struct Replayer: Sendable {
         policy, lastSequence: max(plan.lastSequence, lastSequence), explain: explain)
       if !removed.isEmpty {
         explain(
-          "deleted \(removed.count) older checkpoint\(removed.count == 1 ? "" : "s") to keep the folder's size bounded")
+          "deleted \(removed.count) older checkpoint\(removed.count == 1 ? "" : "s") to keep the folder's size bounded"
+        )
       }
     }
     if case .instant = point, plan.target != nil {
