@@ -94,6 +94,26 @@ import Testing
     }
   }
 
+  @Test func aSaveThatFailsIsExplainedAndTheReadStillAnswers() throws {
+    try withTemporaryDirectory { directory in
+      let path = try generatedLog(in: directory, count: 1200)
+      // The sidecar's name is taken by a file: no checkpoint can be written.
+      try writeBytes(Array("not a folder".utf8), to: path + ".checkpoints")
+      let notes = ReportCollector()
+      var replayer = Replayer(
+        reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path),
+        explain: { notes.add($0) })
+      replayer.automaticCheckpoints = Self.policy
+      let result = try replayer.readModels(at: .end, models: [ContactList.name])
+      #expect(result.checkpointsSaved.isEmpty)
+      #expect(
+        result.models.contacts
+          == (try Replayer(reader: LogReader(path: path)).readModels(at: .end).models.contacts))
+      #expect(notes.messages.contains { $0.hasPrefix("could not save a checkpoint at seq 1024") })
+      #expect(notes.messages.contains { $0.hasPrefix("could not save a checkpoint at seq 1200") })
+    }
+  }
+
   @Test func theDiskBoundHoldsAfterManySaves() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/log.jsonl"
