@@ -57,7 +57,7 @@ struct LogSeek {
     }
     guard start < end else { return nil }
     let probe = try decodeLine(at: start)
-    probes.append(probe)
+    if !probes.contains(where: { $0.offset == probe.offset }) { probes.append(probe) }
     return probe
   }
 
