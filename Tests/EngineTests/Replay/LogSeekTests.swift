@@ -155,3 +155,25 @@ func writeRawLog(_ path: String, _ lines: [(sequence: Int64, millisecond: Int64)
     }
   }
 }
+
+@Suite struct LogReaderSeekTests {
+  @Test func aReadFromTheBisectedPositionStartsAtTheNextSeq() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      let log = try EventLog(path: path, configuration: advancingConfiguration())
+      var generator = LogGenerator(seed: "reader-seek")
+      try log.appendGenerated(300, from: &generator, chunkSize: 10)
+      let reader = LogReader(path: path)
+      let position = try #require(try reader.position(afterSequence: 123))
+      var first: Int64?
+      try reader.forEachEvent(from: position) { line in
+        first = line.sequence
+        return false
+      }
+      #expect(first == 124)
+      let events = try readAll(path)
+      #expect(try reader.lastSequence(atOrBefore: events[199].timestamp) == 200)
+      #expect(try reader.position(afterSequence: 301) == nil)
+    }
+  }
+}
