@@ -188,10 +188,7 @@ public struct CheckpointStore: Sendable {
     _ entry: Entry, models names: Set<String>? = nil, checkingLog: Bool = true
   ) throws(Rejection) -> Loaded {
     func reject(_ reason: String) -> Rejection { Rejection(path: entry.path, reason: reason) }
-    guard let data = FileManager.default.contents(atPath: entry.path) else {
-      throw reject("it cannot be read")
-    }
-    let bytes = Array(data)
+    guard let bytes = Self.contents(of: entry.path) else { throw reject("it cannot be read") }
     var models = ReadModels()
     let sequence: Int64
     let anchorText: String
@@ -243,6 +240,31 @@ public struct CheckpointStore: Sendable {
     }
     if checkingLog { try check(anchor, path: entry.path) }
     return Loaded(models: models, sequence: sequence, anchor: anchor)
+  }
+
+  /// A file's bytes, read straight into the array (one read, no intermediate `Data` and copy:
+  /// for a large checkpoint the copy and its page faults cost as much as decoding a model).
+  static func contents(of path: String) -> [UInt8]? {
+    guard let file = try? FileDescriptor.open(path, .readOnly) else { return nil }
+    defer { file.close() }
+    guard let size = try? file.status().size, size >= 0, size < Int64(Int.max) else { return nil }
+    var failed = false
+    let bytes = [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, initialized in
+      initialized = 0
+      guard let base = buffer.baseAddress else { return }
+      while initialized < buffer.count {
+        guard
+          let got = try? file.read(
+            into: base + initialized, count: buffer.count - initialized, at: Int64(initialized)),
+          got > 0
+        else {
+          failed = true
+          return
+        }
+        initialized += got
+      }
+    }
+    return failed ? nil : bytes
   }
 
   /// Reads the anchor's sample lines back from the log and compares them.

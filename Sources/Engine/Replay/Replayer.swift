@@ -31,6 +31,9 @@ public struct Replayer: Sendable {
   public var refusesSeqsInsideWrites = false
   /// Where checkpoint decisions are explained (`--verbose`).
   public var explain: @Sendable (String) -> Void
+  /// When set, long replays save checkpoints on their own and prune them (see
+  /// ``CheckpointPolicy``); `nil` saves only what the caller asks for.
+  public var automaticCheckpoints: CheckpointPolicy?
 
   public init(
     reader: LogReader, checkpoints: CheckpointStore? = nil,
@@ -87,7 +90,16 @@ public struct Replayer: Sendable {
         eventsRead: 0,
         checkpointsSaved: [])
     }
-    let wanted = names.flatMap { $0.count < ReadModels.modelNames.count ? $0 : nil }
+    // Where the log ends, and for a time the last event at or before it, found by bisection
+    // (nil when it cannot be trusted: then the whole log is read, as before).
+    let plan = try ReplayPlan(point: point, path: reader.path)
+    if case .instant = point, plan.target == 0 {
+      _ = try reader.forEachEvent { _ in false }
+      return Result(
+        models: ReadModels(), lastSequence: plan.lastSequence, lastFoldedSequence: 0,
+        startedFrom: nil, eventsRead: 0, checkpointsSaved: [])
+    }
+    var wanted = names.flatMap { $0.count < ReadModels.modelNames.count ? $0 : nil }
     var models = ReadModels()
     var position = LogReader.Position.start
     var startedFrom: Int64?
@@ -97,7 +109,32 @@ public struct Replayer: Sendable {
     var samples: [CheckpointStore.Anchor.Sample] = []
     // Listed once: the checkpoint to start from and the seqs that already have one.
     let entries = checkpoints?.entries() ?? []
-    if let loaded = startingCheckpoint(for: point, models: wanted, among: entries) {
+    var automatic = automaticSaves(for: point, plan: plan, among: entries)
+    // Saving needs every model: fold them all, the wanted ones included.
+    if automatic != nil { wanted = nil }
+    var rejected: Set<Int64> = []
+    var loadedStart = startingCheckpoint(
+      for: point, target: plan.target, models: wanted, among: entries, rejected: &rejected)
+    if automatic == nil, !rejected.isEmpty,
+      let redo = automaticSaves(
+        for: point, plan: plan, among: entries.filter { !rejected.contains($0.sequence) })
+    {
+      // The checkpoint counted on was unusable: the replay is long after all, and replaces it.
+      automatic = redo
+      if wanted != nil, let checkpoints {
+        wanted = nil
+        loadedStart = entries.first { $0.sequence == loadedStart?.sequence }.flatMap {
+          try? checkpoints.load($0)
+        }
+      }
+    }
+    var saveEvery = saveEvery
+    var saveLast = saveLast
+    if let automatic {
+      saveEvery = saveEvery ?? automatic.every
+      saveLast = saveLast || automatic.last
+    }
+    if let loaded = loadedStart {
       models = loaded.models
       position = LogReader.Position(offset: loaded.anchor.offset, sequence: loaded.sequence + 1)
       startedFrom = loaded.sequence
@@ -108,8 +145,8 @@ public struct Replayer: Sendable {
     // Checkpoints can be saved only by a full replay to a seq, and need the prefix's digest.
     let canSave = wanted == nil && !point.isInstant
     let saving: Int64? = canSave ? saveEvery : nil
-    var existing = Set(entries.map(\.sequence))
-    let last: Int64? = if case .sequence(let target) = point { target } else { nil }
+    var existing = Set(entries.map(\.sequence)).subtracting(rejected)
+    let last: Int64? = plan.target
     let instant: Timestamp? = if case .instant(let instant) = point { instant } else { nil }
     // Hashing the lines is the costliest part of a short replay from a checkpoint: done only
     // when the replay may pass a seq that is due a checkpoint and has none.
@@ -136,7 +173,7 @@ public struct Replayer: Sendable {
     try reader.forEachEvent(from: position, through: last) { line in
       observe?(line)
       eventsRead += 1
-      if refusesSeqsInsideWrites, line.sequence == last, let batch = line.batch,
+      if refusesSeqsInsideWrites, !point.isInstant, line.sequence == last, let batch = line.batch,
         batch.upperBound > line.sequence
       {
         splitWrite = batch
@@ -224,6 +261,20 @@ public struct Replayer: Sendable {
         latestTimestamp: latest, samples: samples + [lastLine.sample])
       if save(models, at: lastSequence, anchor: anchor) { saved.append(lastSequence) }
     }
+    if let policy = automaticCheckpoints, let checkpoints, !saved.isEmpty {
+      let removed = checkpoints.prune(
+        policy, lastSequence: max(plan.lastSequence, lastSequence), explain: explain)
+      if !removed.isEmpty {
+        explain(
+          "deleted \(removed.count) older checkpoint\(removed.count == 1 ? "" : "s") to keep the folder's size bounded"
+        )
+      }
+    }
+    if case .instant = point, plan.target != nil {
+      // Events after the instant were not read, but the answer names the log's last event as
+      // a full read would have.
+      lastSequence = plan.lastSequence
+    }
     return Result(
       models: models, lastSequence: lastSequence, lastFoldedSequence: lastFolded,
       startedFrom: startedFrom, eventsRead: eventsRead, checkpointsSaved: saved)
@@ -257,13 +308,17 @@ public struct Replayer: Sendable {
     return false
   }
 
-  /// The newest checkpoint usable for `point`, loaded and checked; unusable ones are explained.
+  /// The newest checkpoint usable for `point` (at or before `target`, the seq it resolves
+  /// to), loaded and checked; unusable ones are explained and added to `rejected`, so that a
+  /// save at their seq replaces them (they are kept until then: one past the log's end is
+  /// evidence that the log lost events, which `verify` and the end-of-log warning report).
   func startingCheckpoint(
-    for point: ReplayPoint, models: Set<String>?, among entries: [CheckpointStore.Entry]
+    for point: ReplayPoint, target: Int64?, models: Set<String>?,
+    among entries: [CheckpointStore.Entry], rejected: inout Set<Int64>
   ) -> CheckpointStore.Loaded? {
     guard let checkpoints else { return nil }
     for entry in entries.reversed() {
-      if case .sequence(let target) = point, entry.sequence > target { continue }
+      if let target, entry.sequence > target { continue }
       do {
         let loaded = try checkpoints.load(entry, models: models)
         if case .instant(let instant) = point, loaded.anchor.latestTimestamp > instant {
@@ -277,9 +332,30 @@ public struct Replayer: Sendable {
         return loaded
       } catch {
         explain(error.description)
+        rejected.insert(entry.sequence)
       }
     }
     return nil
+  }
+
+  /// What a replay to `point` saves on its own under `automaticCheckpoints`: the grid spacing
+  /// and whether to save at its last event; `nil` when it saves nothing (a short replay, a
+  /// replay to a time, or one that passes no missing grid seq and stops before the end).
+  func automaticSaves(
+    for point: ReplayPoint, plan: ReplayPlan, among entries: [CheckpointStore.Entry]
+  ) -> (every: Int64, last: Bool)? {
+    guard let policy = automaticCheckpoints, checkpoints != nil, !point.isInstant else {
+      return nil
+    }
+    let target = plan.target ?? plan.lastSequence
+    let start = entries.last { $0.sequence <= target }?.sequence ?? 0
+    guard target - start > policy.minimumEvents else { return nil }
+    let every = policy.spacing(lastSequence: plan.lastSequence)
+    let reachesEnd = target >= plan.lastSequence
+    let passesMissing = Self.mayPassUnsaved(
+      every: every, from: start + 1, through: target, saved: Set(entries.map(\.sequence)))
+    guard reachesEnd || passesMissing else { return nil }
+    return (every, reachesEnd)
   }
 
   /// Whether a line's stream is in one of the wanted categories (all when `nil`).

@@ -45,9 +45,7 @@ enum DiffCommand {
     let model = try invocation.readModelName()
     let from = try invocation.replayPoint("--from") ?? .end
     let to = try invocation.replayPoint("--to") ?? .end
-    var replayer = Replayer(
-      reader: invocation.logReader, checkpoints: CheckpointStore(logPath: invocation.logPath))
-    replayer.refusesSeqsInsideWrites = true
+    let replayer = invocation.replayer
     let diff = try replayer.diff(model: model, from: from, to: to)
     if invocation.flag("--json") {
       invocation.terminal.write(bytes: json(diff) + [0x0A])

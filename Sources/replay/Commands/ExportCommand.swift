@@ -86,8 +86,9 @@ enum ExportCommand {
       throw UsageError("Give either '--at <seq>' or '--as-of <time>', not both")
     }
     let point: ReplayPoint = at.map { .sequence($0) } ?? asOf.map { .instant($0) } ?? .end
-    let replayer = Replayer(
-      reader: invocation.logReader, checkpoints: CheckpointStore(logPath: invocation.logPath))
+    var replayer = invocation.replayer
+    // An export may stop inside a multi-event write, as it always could.
+    replayer.refusesSeqsInsideWrites = false
     let result = try replayer.readModels(at: point, models: [model])
     let bytes = try ReadModelExporter.export(result.models, model: model, format: format)
     if !ExportFormat.isReimportable(model: model) {

@@ -45,7 +45,8 @@ extension ParsedInvocation {
     }
   }
 
-  /// A replayer over the log, with its checkpoints unless `--no-checkpoints`.
+  /// A replayer over the log, with its checkpoints unless `--no-checkpoints`, saving and
+  /// pruning them by the standard ``CheckpointPolicy``.
   var replayer: Replayer {
     let terminal = self.terminal
     let verbose = declares("--verbose") && flag("--verbose")
@@ -54,6 +55,8 @@ extension ParsedInvocation {
       reader: logReader, checkpoints: useCheckpoints ? CheckpointStore(logPath: logPath) : nil,
       explain: { message in if verbose { terminal.writeError("note: \(message)\n") } })
     replayer.refusesSeqsInsideWrites = true
+    // Read commands keep the checkpoints current; a save that fails is only explained.
+    replayer.automaticCheckpoints = .standard
     return replayer
   }
 
