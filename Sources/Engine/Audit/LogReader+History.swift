@@ -44,9 +44,11 @@ extension LogReader {
   }
 
   /// Folds one stream's events alone into fresh read models, recording the entity's entry
-  /// before and after each.
+  /// before and after each from the `recordingFrom`th event on (earlier ones are folded but
+  /// left out of the history: building an entry after every event of a long stream costs more
+  /// than folding it).
   static func fold(
-    _ events: [RecordedEvent], of stream: EntityStream, path: String
+    _ events: [RecordedEvent], of stream: EntityStream, path: String, recordingFrom first: Int = 0
   ) throws -> EntityHistory {
     var models = ReadModels()
     let modelName = stream.modelName
@@ -54,9 +56,9 @@ extension LogReader {
       models.model(named: modelName)?.entry(forID: stream.entityID)
     }
     var history = EntityHistory(stream: stream, events: [])
-    history.events.reserveCapacity(events.count)
-    var current = entry()
-    for event in events {
+    history.events.reserveCapacity(max(0, events.count - first))
+    var current = first == 0 ? entry() : nil
+    for (index, event) in events.enumerated() {
       let decoded: DomainEvent?
       do throws(EventsError) {
         decoded = try EventVocabulary.decode(event)
@@ -66,8 +68,10 @@ extension LogReader {
       let before = current
       if let decoded {
         models.apply(decoded, at: EventContext(event))
-        current = entry()
+        // The entry after the event before the first recorded one is that one's "before".
+        if index + 1 >= first { current = entry() }
       }
+      guard index >= first else { continue }
       history.events.append(
         EntityHistory.Event(
           sequence: event.sequence, version: event.version, timestamp: event.timestamp,

@@ -268,6 +268,31 @@ public struct CheckpointStore: Sendable {
   }
 
   /// Reads the anchor's sample lines back from the log and compares them.
+  /// The anchor of `entry`, read without decoding its models and checked against the log as
+  /// a load checks it (sample lines where they were): what ties the log's prefix to a digest.
+  /// - Throws: `Rejection` for a file that cannot be read or is damaged, or that no longer
+  ///   matches the log.
+  public func anchor(of entry: Entry) throws(Rejection) -> Anchor {
+    func reject(_ reason: String) -> Rejection { Rejection(path: entry.path, reason: reason) }
+    guard let data = FileManager.default.contents(atPath: entry.path) else {
+      throw reject("it cannot be read")
+    }
+    let header: (sequence: Int64, anchor: String)
+    do throws(ProjectionsError) {
+      header = try ReadModelCheckpoint.header(of: Array(data))
+    } catch {
+      throw reject("\(error)")
+    }
+    guard header.sequence == entry.sequence else {
+      throw reject("its name says seq \(entry.sequence) but it holds seq \(header.sequence)")
+    }
+    guard let anchor = Anchor(text: header.anchor) else {
+      throw reject("it was not written by this engine's checkpoint store")
+    }
+    try check(anchor, path: entry.path)
+    return anchor
+  }
+
   func check(_ anchor: Anchor, path: String) throws(Rejection) {
     func reject(_ reason: String) -> Rejection { Rejection(path: path, reason: reason) }
     let file: FileDescriptor

@@ -35,7 +35,8 @@ extension AuditReport {
     // One pass folds the read models and counts the window (the report reads every line from
     // the first anyway, so a checkpoint would save folding but not reading), while another
     // thread hashes the log's first bytes for the digest.
-    let hasher = PrefixHasher(path: reader.path)
+    let hasher = PrefixHasher(
+      path: reader.path, resuming: resumableDigest(replayer.checkpoints, point: request.point))
     hasher.start()
     var scan = WindowScan(request: request)
     var folding = replayer
@@ -63,7 +64,7 @@ extension AuditReport {
     integrity.linesChecked = scan.linesRead
     integrity.lastSequenceRead = scan.lastSequenceRead
     integrity.byteCount = FileManager.default.fileSize(atPath: reader.path)
-    integrity.digest = try scan.digest(from: hasher)
+    integrity.digest = try scan.digest(from: hasher, reader: reader)
     integrity.quarantined = Quarantine.entries(forLog: reader.path)
     integrity.checkpointCount = replayer.checkpoints?.entries().count ?? 0
     integrity.warnings = warnings.withLock { $0 }
@@ -74,6 +75,23 @@ extension AuditReport {
       pointSequence: point.lastFoldedSequence, pointTime: scan.pointTime,
       timeline: scan.timeline(limits: request.limits), changes: changes,
       changesLeftOut: leftOut, changeEventsLeftOut: eventsLeftOut, integrity: integrity)
+  }
+
+  /// Where the digest's hashing can start: the end of the newest checkpoint at or before the
+  /// point that still matches the log, with the SHA-256 state it saved there (checkpoints keep
+  /// it for this). `nil` (hash from byte 0) when there is none.
+  static func resumableDigest(
+    _ checkpoints: CheckpointStore?, point: ReplayPoint
+  ) -> (offset: Int64, hasher: SHA256)? {
+    guard let checkpoints else { return nil }
+    for entry in checkpoints.entries().reversed() {
+      if case .sequence(let last) = point, entry.sequence > last { continue }
+      guard let anchor = try? checkpoints.anchor(of: entry) else { continue }
+      if case .instant(let instant) = point, anchor.latestTimestamp > instant { continue }
+      guard let hasher = SHA256(midstate: anchor.midstate) else { continue }
+      return (anchor.offset, hasher)
+    }
+    return nil
   }
 
   /// The histories of the window's most recently changed entities, cut to the window and to
@@ -107,10 +125,14 @@ extension AuditReport {
           return false
         }
       }
-      var history = try LogReader.fold(events, of: entity.stream, path: reader.path)
-      let inWindow = history.events.filter { window.contains($0.sequence) }
-      eventsLeftOut += max(0, inWindow.count - limits.eventsPerEntity)
-      history.events = Array(inWindow.suffix(limits.eventsPerEntity))
+      // Only the latest events in the window are shown: entries are built for those alone.
+      let windowCount = events.reduce(0) { $0 + (window.contains($1.sequence) ? 1 : 0) }
+      let lastInWindow = events.lastIndex { window.contains($0.sequence) } ?? events.count - 1
+      let first = max(0, lastInWindow + 1 - min(windowCount, limits.eventsPerEntity))
+      var history = try LogReader.fold(
+        events, of: entity.stream, path: reader.path, recordingFrom: first)
+      history.events = history.events.filter { window.contains($0.sequence) }
+      eventsLeftOut += max(0, windowCount - history.events.count)
       histories.append(history)
     }
     return (histories, entities.count - chosen.count, eventsLeftOut)

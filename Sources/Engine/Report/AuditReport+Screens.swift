@@ -26,15 +26,16 @@ extension AuditReport {
   private func contactsScreen(_ page: inout HTMLText) {
     let contacts = models.contacts
     page.raw("<article class=\"screen\" id=\"contacts\" data-count=\"\(contacts.count)\"")
-    let sections = contacts.sections
-    for section in sections {
+    let limit = request.limits.rowsPerScreen
+    let sections = contacts.sections(rowsPerSection: limit)
+    for (section, count) in sections {
       let key = section.title == ContactList.favoritesTitle ? "favorites" : "others"
-      page.raw(" data-\(key)=\"\(section.contacts.count)\"")
+      page.raw(" data-\(key)=\"\(count)\"")
     }
     page.raw("><h3>Contacts</h3>")
-    var budget = request.limits.rowsPerScreen
-    for section in sections {
-      page.element("h4", "", "\(section.title) (\(HTMLText.count(section.contacts.count)))")
+    var budget = limit
+    for (section, count) in sections {
+      page.element("h4", "", "\(section.title) (\(HTMLText.count(count)))")
       page.raw("<ul>")
       let shown = section.contacts.prefix(max(0, budget))
       budget -= shown.count
@@ -54,7 +55,7 @@ extension AuditReport {
         page.raw("</div></li>")
       }
       page.raw("</ul>")
-      leftOut(&page, total: section.contacts.count, shown: shown.count, noun: "contacts")
+      leftOut(&page, total: count, shown: shown.count, noun: "contacts")
     }
     page.raw("</article>\n")
   }

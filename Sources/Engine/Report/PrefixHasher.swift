@@ -14,19 +14,26 @@ final class PrefixHasher: Sendable {
   static let blockSize = 1 << 20
 
   private struct State {
-    /// The hasher after `index` whole blocks, at each block boundary.
-    var snapshots: [SHA256] = [SHA256()]
+    /// The hasher after `index` whole blocks past `start`, at each block boundary.
+    var snapshots: [SHA256]
     var failure: EngineError?
   }
 
   private let path: String
-  private let state = Mutex(State())
+  /// Where hashing starts: 0, or the end of a prefix whose hasher state is known (a
+  /// checkpoint's midstate).
+  let startOffset: Int64
+  private let state: Mutex<State>
   /// Where the prefix ends, once known; blocks past it are not read.
   private let limit = Atomic<Int64>(.max)
   private let done = DispatchSemaphore(value: 0)
 
-  init(path: String) {
+  /// A hasher of the log at `path`, from byte 0, or from `resuming.offset` with the hasher's
+  /// state after the bytes before it.
+  init(path: String, resuming: (offset: Int64, hasher: SHA256)? = nil) {
     self.path = path
+    startOffset = resuming?.offset ?? 0
+    state = Mutex(State(snapshots: [resuming?.hasher ?? SHA256()]))
   }
 
   /// Starts hashing on a thread of its own.
@@ -48,8 +55,8 @@ final class PrefixHasher: Sendable {
     do throws(EngineError) {
       let file = try FileDescriptor.open(path, .readOnly)
       defer { file.close() }
-      var hasher = SHA256()
-      var offset: Int64 = 0
+      var hasher = state.withLock { $0.snapshots[0] }
+      var offset = startOffset
       let buffer = UnsafeMutableRawBufferPointer.allocate(
         byteCount: Self.blockSize, alignment: 64)
       defer { buffer.deallocate() }
@@ -74,15 +81,17 @@ final class PrefixHasher: Sendable {
     }
   }
 
-  /// Waits for the thread, then returns the SHA-256 of bytes `0..<end`.
-  func digest(through end: Int64) throws -> [UInt8] {
+  /// Waits for the thread, then returns the SHA-256 of bytes `0..<end`, or `nil` when `end`
+  /// is before where hashing started.
+  func digest(through end: Int64) throws -> [UInt8]? {
     stop(at: end)
     done.wait()
+    guard end >= startOffset else { return nil }
     let (snapshots, failure) = state.withLock { ($0.snapshots, $0.failure) }
     if let failure { throw failure }
-    let whole = min(Int(end / Int64(Self.blockSize)), snapshots.count - 1)
+    let whole = min(Int((end - startOffset) / Int64(Self.blockSize)), snapshots.count - 1)
     var hasher = snapshots[whole]
-    let start = Int64(whole) * Int64(Self.blockSize)
+    let start = startOffset + Int64(whole) * Int64(Self.blockSize)
     if end > start {
       let file = try FileDescriptor.open(path, .readOnly)
       defer { file.close() }

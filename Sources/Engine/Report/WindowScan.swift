@@ -26,7 +26,10 @@ struct WindowScan {
   /// Each window event's time (milliseconds) and domain, in log order.
   private var times: [Int64] = []
   private var domains: [UInt8] = []
+  private var timestamps = TimestampCache()
   private var types = ByteNameTable()
+  /// The last line's type bytes and position: lines of one write often share a type.
+  private var lastType: (bytes: [UInt8], position: Int)?
   private var typeCounts: [Int] = []
   private var actors: [String: Int] = [:]
   /// The last line's `meta` bytes and its actor: lines of one write usually share them.
@@ -65,7 +68,8 @@ struct WindowScan {
   /// Takes one line; returns false once neither the digest nor the window needs more.
   mutating func add(_ line: EventLine) -> Bool {
     let sequence = line.sequence
-    let time = line.timestamp
+    // Events appended together share their `at`: parsed only when it differs.
+    let time = timestamps.timestamp(of: line)
     linesRead += 1
     lastSequenceRead = sequence
     readEnd = line.offset + Int64(line.length) + 1
@@ -108,8 +112,14 @@ struct WindowScan {
     streamLastSequences[stream] = sequence
     times.append(time.millisecondsSince1970)
     domains.append(streamDomains[stream])
-    let type = types.position(
-      of: line.typeBytes, escaped: line.typeSlice.hasEscapes, decoded: { line.type })
+    let type: Int
+    if let lastType, line.typeBytes.elementsEqual(lastType.bytes) {
+      type = lastType.position
+    } else {
+      type = types.position(
+        of: line.typeBytes, escaped: line.typeSlice.hasEscapes, decoded: { line.type })
+      lastType = (Array(line.typeBytes), type)
+    }
     if type == typeCounts.count { typeCounts.append(0) }
     typeCounts[type] += 1
     actors[actor(of: line), default: 0] += 1
@@ -158,11 +168,13 @@ struct WindowScan {
   }
 
   /// The digest through the point, or `nil` when the point is before the first event.
-  func digest(from hasher: PrefixHasher) throws -> LogDigest? {
+  func digest(from hasher: PrefixHasher, reader: LogReader) throws -> LogDigest? {
     guard digestedSequence > 0 else { return nil }
-    return LogDigest(
-      sequence: digestedSequence, sha256: try hasher.digest(through: digestedBytes),
-      byteCount: digestedBytes)
+    guard let sha256 = try hasher.digest(through: digestedBytes) else {
+      // The point lies before the checkpoint the hasher resumed from: hash from the start.
+      return try LogDigest.compute(reader, through: digestedSequence)
+    }
+    return LogDigest(sequence: digestedSequence, sha256: sha256, byteCount: digestedBytes)
   }
 
   /// The counts, with the window's times cut into at most `limits.timelineBuckets` columns of

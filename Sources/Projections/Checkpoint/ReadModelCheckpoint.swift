@@ -151,6 +151,15 @@ public struct ReadModelCheckpoint: Sendable, Equatable {
     }
   }
 
+  /// The checkpoint's `sequence` and `anchor`, checksum and envelope checked, without decoding
+  /// a model.
+  public static func header(
+    of bytes: [UInt8]
+  ) throws(ProjectionsError) -> (sequence: Int64, anchor: String) {
+    let sections = try sections(of: bytes)
+    return (sections.sequence, sections.anchor)
+  }
+
   static func sections(of bytes: [UInt8]) throws(ProjectionsError) -> Sections {
     let minimumSize = 4 + 2 + 8 + 1 + 1 + 4
     guard bytes.count >= minimumSize else {

@@ -131,19 +131,29 @@ public struct ContactList: ReadModel {
   /// The list screen: favourites, then the others; each alphabetical.
   /// - Complexity: O(n log n); folds every name once.
   public var sections: [ContactSection] {
+    sections(rowsPerSection: .max).map(\.section)
+  }
+
+  /// The two sections with at most `limit` rows each (the first in order), and how many
+  /// contacts each holds in all: rows are built only for the contacts shown.
+  public func sections(rowsPerSection limit: Int) -> [(section: ContactSection, count: Int)] {
     let records = self.records
     let order = NameOrdering.sortedPositions(names: records.map(\.name), ids: table.keys)
     var favorites = ContactSection(title: Self.favoritesTitle, contacts: [])
     var others = ContactSection(title: Self.othersTitle, contacts: [])
+    var favoriteCount = 0
+    var otherCount = 0
     for position in order {
-      let row = ContactRow(records[position])
-      if row.isFavorite {
-        favorites.contacts.append(row)
+      let record = records[position]
+      if record.isFavorite {
+        favoriteCount += 1
+        if favorites.contacts.count < limit { favorites.contacts.append(ContactRow(record)) }
       } else {
-        others.contacts.append(row)
+        otherCount += 1
+        if others.contacts.count < limit { others.contacts.append(ContactRow(record)) }
       }
     }
-    return [favorites, others]
+    return [(favorites, favoriteCount), (others, otherCount)]
   }
 
   /// The row (and detail) of contact `id`.

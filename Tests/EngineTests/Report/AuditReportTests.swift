@@ -135,6 +135,42 @@ private func report(
     }
   }
 
+  /// With checkpoints beside the log, the digest resumes from the newest one at or before the
+  /// point (its saved SHA-256 state): the same digest as hashing from byte 0, before and after
+  /// it, and from byte 0 again when the point is before every checkpoint.
+  @Test func theDigestResumedFromACheckpointIsExact() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/events.jsonl"
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      let padding = String(repeating: "y", count: 1500)
+      for index in 0..<900 {
+        _ = try log.append([
+          EventLog.StreamWrite(
+            stream: "contact-\(index)",
+            events: [
+              proposed(
+                "ContactAdded", #"{"id":"\#(index)","name":"\#(padding)","isFavorite":false}"#)
+            ])
+        ])
+      }
+      let store = CheckpointStore(logPath: path)
+      let replayer = Replayer(reader: LogReader(path: path), checkpoints: store)
+      _ = try replayer.readModels(at: .sequence(700), saveLast: true)
+      #expect(store.entries().map(\.sequence) == [700])
+      #expect(
+        AuditReport.resumableDigest(store, point: .end).map(\.offset) ?? 0
+          > Int64(PrefixHasher.blockSize))
+      for point in [Int64(300), 700, 701, 900] {
+        let made = try AuditReport.build(
+          replayer: replayer, request: AuditReport.Request(point: .sequence(point)))
+        #expect(
+          made.integrity.digest == (try LogDigest.compute(LogReader(path: path), through: point)))
+      }
+      // Before every checkpoint there is nothing to resume from.
+      #expect(AuditReport.resumableDigest(store, point: .sequence(699)) == nil)
+    }
+  }
+
   @Test func aWindowTheWrongWayRoundIsRefused() throws {
     try withTemporaryDirectory { directory in
       let path = try smallLog(in: directory)
