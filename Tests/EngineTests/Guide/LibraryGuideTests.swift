@@ -1,7 +1,6 @@
+// The guide's one import: Engine re-exports Events and Projections.
 import Engine
-import Events
 import Foundation
-import Projections
 import Testing
 
 /// The README's "Using the engine as a library" example, compiled and run, so the guide cannot
