@@ -22,25 +22,37 @@ public struct LogStatistics: Sendable, Equatable {
 
   public init() {}
 
-  /// Reads the log at `reader.path` once and counts.
+  /// Reads the log at `reader.path` once and counts. Stream and type names are keyed by their
+  /// bytes: a `String` is made once per distinct name, not once per line.
   public init(reading reader: LogReader) throws {
-    var streams: Set<String> = []
+    var streams = ByteNameTable()
+    var streamCategories: [String] = []
+    var types = ByteNameTable()
+    var typeCounts: [Int] = []
     var statistics = LogStatistics()
     // Events appended together share their `at`: parse it only when it differs.
     var timestamps = TimestampCache()
     let summary = try reader.forEachEvent { line in
       statistics.eventCount += 1
-      statistics.eventsByType[line.type, default: 0] += 1
-      let stream = line.stream
-      let category = String(EnvelopeRules.category(ofStream: stream))
-      statistics.eventsByCategory[category, default: 0] += 1
-      if streams.insert(stream).inserted {
+      let type = types.position(
+        of: line.typeBytes, escaped: line.typeSlice.hasEscapes, decoded: { line.type })
+      if type == typeCounts.count { typeCounts.append(0) }
+      typeCounts[type] += 1
+      let stream = streams.position(
+        of: line.streamBytes, escaped: line.streamSlice.hasEscapes, decoded: { line.stream })
+      if stream == streamCategories.count {
+        let category = String(EnvelopeRules.category(ofStream: streams.names[stream].rawValue))
+        streamCategories.append(category)
         statistics.streamsByCategory[category, default: 0] += 1
       }
+      statistics.eventsByCategory[streamCategories[stream], default: 0] += 1
       let at = timestamps.timestamp(of: line)
       statistics.firstTimestamp = min(statistics.firstTimestamp ?? at, at)
       statistics.lastTimestamp = max(statistics.lastTimestamp ?? at, at)
       return true
+    }
+    for (name, count) in zip(types.names, typeCounts) {
+      statistics.eventsByType[name.rawValue, default: 0] += count
     }
     statistics.streamCount = streams.count
     statistics.lastSequence = summary.lastSequence
