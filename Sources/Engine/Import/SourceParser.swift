@@ -115,20 +115,29 @@ public enum SourceParser {
     /// forth on every re-import: the last record wins, and the earlier ones are left out with a
     /// note.
     mutating func resolveRepeatedStreams() {
-      var lastPosition: [String: Int] = [:]
-      lastPosition.reserveCapacity(records.count)
-      var firstRecord: [String: Int] = [:]
-      firstRecord.reserveCapacity(records.count)
+      // Streams keyed by their bytes, as the log keys them: two names that differ in bytes
+      // are two streams even when they compare equal as text.
+      var streams = ByteNameTable()
+      var lastPosition: [Int] = []
+      var firstRecord: [Int] = []
+      var streamOfRecord: [Int] = []
+      streamOfRecord.reserveCapacity(records.count)
       for (position, record) in records.enumerated() {
-        let stream = record.command.streamName
+        let name = record.command.streamName
+        var utf8 = name
+        let stream = utf8.withUTF8 { streams.position(of: $0, name: { name }) }
+        if stream == lastPosition.count {
+          lastPosition.append(position)
+          firstRecord.append(record.index)
+        }
         lastPosition[stream] = position
-        if firstRecord[stream] == nil { firstRecord[stream] = record.index }
+        streamOfRecord.append(stream)
       }
       guard lastPosition.count < records.count else { return }
       if kind == .states {
-        for record in records {
-          let stream = record.command.streamName
-          guard let first = firstRecord[stream], first != record.index else { continue }
+        for (position, record) in records.enumerated() {
+          let first = firstRecord[streamOfRecord[position]]
+          guard first != record.index else { continue }
           notes.append(
             "\(record.name(kind)) repeats the state of record \(first); "
               + "its zip codes are added to that state's")
@@ -138,14 +147,14 @@ public enum SourceParser {
       var kept: [SourceRecord] = []
       kept.reserveCapacity(lastPosition.count)
       for (position, record) in records.enumerated() {
-        let stream = record.command.streamName
-        guard let last = lastPosition[stream], last != position else {
+        let last = lastPosition[streamOfRecord[position]]
+        guard last != position else {
           kept.append(record)
           continue
         }
         notes.append(
           "\(record.name(kind)) is left out: record \(records[last].index) imports into the same "
-            + "stream ('\(stream)') and, coming later, replaces it")
+            + "stream ('\(record.command.streamName)') and, coming later, replaces it")
       }
       records = kept
     }

@@ -159,6 +159,16 @@ import Testing
     }
   }
 
+  /// Ids are told apart by their bytes, as the log's streams are: `café` with a precomposed é
+  /// and with e + U+0301 are two contacts, neither left out for the other.
+  @Test func idsThatDifferInBytesAreTwoRecordsEvenWhenTheyCompareEqual() throws {
+    let parsed = try parseSource(
+      .contacts,
+      #"[{"id": "caf\u00e9", "name": "Ann"}, {"id": "cafe\u0301", "name": "Bob"}]"#)
+    #expect(parsed.notes.isEmpty)
+    #expect(parsed.records.map(\.index) == [1, 2])
+  }
+
   @Test func aRepeatedIDIsReplacedByTheLaterRecordSoReimportsStayIdempotent() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/events.jsonl"
