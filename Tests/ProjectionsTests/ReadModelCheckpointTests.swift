@@ -100,7 +100,8 @@ import Testing
     sections[3].version = 9
     let bytes = Self.envelope(sequence: 1, anchor: "", sections: sections)
     #expect(
-      throws: ProjectionsError.unsupportedCheckpointVersion(model: "animals", expected: 2, found: 9)
+      throws: ProjectionsError.unsupportedCheckpointVersion(
+        model: "animals", expected: AnimalCatalog.checkpointVersion, found: 9)
     ) { try ReadModelCheckpoint(decoding: bytes) }
     #expect(try ReadModelCheckpoint.decode(ZipCodeList.self, from: bytes).model == ZipCodeList())
   }

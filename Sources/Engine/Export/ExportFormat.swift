@@ -22,8 +22,8 @@ public enum ExportFormat: String, Sendable, Equatable, Hashable, CaseIterable {
   }
 
   /// Whether model `name`'s export can be imported again (`replay import`) to give the same
-  /// read model: every model's but the zoo's, whose catalogue keeps only part of the source.
+  /// read model: every model's (the zoo's since the catalogue keeps each source record).
   public static func isReimportable(model name: String) -> Bool {
-    name != AnimalCatalog.name
+    formats(forModel: name).isEmpty == false
   }
 }

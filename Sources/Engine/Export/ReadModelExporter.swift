@@ -31,11 +31,7 @@ public enum ReadModelExporter {
     case (LocationList.name, _): return geoJSON(models.locations)
     case (ContactList.name, _): return json(models.contacts)
     case (ObservationList.name, _): return json(models.observations)
-    default:
-      // The catalogue's own JSON shape, indented: straight from the writer's bytes.
-      var writer = JSONWriter(capacity: 4096)
-      models.animals.encode(to: &writer)
-      return PrettyJSON.format(writer.bytes)
+    default: return zooSource(models.animals)
     }
   }
 

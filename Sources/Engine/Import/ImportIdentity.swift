@@ -56,6 +56,10 @@ public enum ImportIdentity {
       return SHA256.hash(bytes)
     case .animal(.importAnimal(let record, _)):
       event = .zoo(.imported(AnimalImported(record: record)))
+    case .animal(.insertAnimal(let id, let name, let description, let picturePath)):
+      event = .zoo(
+        .inserted(
+          AnimalInserted(id: id, name: name, description: description, picturePath: picturePath)))
     case .location(.importLocation(let record, _)):
       event = .location(.added(LocationAdded(record: record)))
     case .contact(.importContact(let record, _)):

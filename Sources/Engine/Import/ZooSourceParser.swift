@@ -67,12 +67,51 @@ enum ZooSourceParser {
         if let problem = reading.problem { collector.problems.append(problem) }
         continue
       }
+      if let inserted = fields.object["replay_inserted"] {
+        // An animal a user inserted, as `replay export animals` writes it.
+        let (command, label) = readInserted(inserted, &fields)
+        collector.problems += fields.problems(label: label)
+        guard !fields.isRejected, let command else { continue }
+        collector.add(.animal(command), index: index, label: label)
+        continue
+      }
       let (record, label) = read(&fields)
       collector.problems += fields.problems(label: label)
       guard !fields.isRejected, let record else { continue }
       collector.add(
         .animal(.importAnimal(record, source: collector.sourceName)), index: index, label: label)
     }
+  }
+
+  /// An inserted animal's record (`{"replay_inserted": "user-<n>", "a_name_ch",
+  /// "replay_description"?, "replay_picture"?}`): its insertion again, which changes nothing
+  /// when the log already has that animal so.
+  private static func readInserted(
+    _ idValue: JSONValue, _ fields: inout RecordFields
+  ) -> (ZooCommand?, String?) {
+    let expectation = "an inserted animal's id 'user-<n>'"
+    let idText = fields.requiredText("replay_inserted", idValue, expected: expectation)
+    let id = idText.flatMap { try? AnimalID($0) }
+    if idText != nil, id?.isInserted != true {
+      fields.report("replay_inserted", idValue, "expected " + expectation)
+    }
+    let name =
+      fields.requiredText(
+        "a_name_ch", fields.object["a_name_ch"], expected: "the animal's name") ?? ""
+    let blank = name.allSatisfy(\.isWhitespace)
+    if blank {
+      fields.report(
+        "a_name_ch", fields.object["a_name_ch"], "expected a name that is not empty or blank")
+    }
+    let description =
+      fields.optionalText("replay_description", fields.object["replay_description"]) ?? ""
+    let picture = fields.optionalText("replay_picture", fields.object["replay_picture"])
+    let label = RecordLabel.joined(
+      idText.map { "id \($0)" }, RecordLabel.quoted("name", name.isEmpty ? nil : name))
+    guard let id, id.isInserted, !blank else { return (nil, label) }
+    return (
+      .insertAnimal(id: id, name: name, description: description, picturePath: picture), label
+    )
   }
 
   /// The record, or `nil` when its `_id` is bad, and its label.

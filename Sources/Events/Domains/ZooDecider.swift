@@ -84,13 +84,17 @@ public enum ZooDecider: Decider {
           command: command.name, field: "name",
           expected: "a name that is not empty or only white space", found: DomainText.quoted(name))
       }
+      let path = picturePath.flatMap { $0.isEmpty ? nil : $0 }
+      let inserted = AnimalInserted(
+        id: id, name: name, description: description, picturePath: path)
+      // The same insertion again (an exported catalogue imported back) changes nothing.
+      if state.inserted == inserted, !state.isRemoved {
+        return .noChange("animal '\(id)' is already there as inserted")
+      }
       guard !state.exists else {
         throw EventsError.entityAlreadyExists(kind: .animal, id: id.rawValue)
       }
-      let path = picturePath.flatMap { $0.isEmpty ? nil : $0 }
-      return .append([
-        .inserted(AnimalInserted(id: id, name: name, description: description, picturePath: path))
-      ])
+      return .append([.inserted(inserted)])
 
     case .removeAnimal(let id):
       guard state.exists else { throw EventsError.unknownEntity(kind: .animal, id: id.rawValue) }

@@ -213,7 +213,7 @@ private struct StatesDocument: Decodable, Equatable {
     #expect(ExportFormat.formats(forModel: "zoo") == [])
     #expect(
       ReadModels.modelNames.filter(ExportFormat.isReimportable) == [
-        "contacts", "zipcodes", "observations", "locations",
+        "contacts", "zipcodes", "observations", "animals", "locations",
       ])
   }
 }

@@ -49,11 +49,17 @@ import Testing
     )
   }
 
-  @Test func insertingIntoAStreamThatExistsIsAnError() throws {
+  /// The same insertion again (an exported catalogue imported back, a retried command)
+  /// changes nothing; another animal under the same id is an error.
+  @Test func insertingIntoAStreamThatExistsIsAnErrorUnlessItIsTheSameAnimal() throws {
     let command = ZooCommand.insertAnimal(id: user3, name: "Pip", description: "", picturePath: nil)
     let result = try domainRun(ZooDecider.self, [command])
+    let again = try ZooDecider.decision(command, result.state)
+    #expect(again.events.isEmpty)
+    #expect(again.noChangeReason == "animal 'user-3' is already there as inserted")
+    let other = ZooCommand.insertAnimal(id: user3, name: "Pop", description: "", picturePath: nil)
     #expect(throws: EventsError.entityAlreadyExists(kind: .animal, id: "user-3")) {
-      try ZooDecider.decide(command, result.state)
+      try ZooDecider.decide(other, result.state)
     }
   }
 

@@ -10,6 +10,8 @@ import Testing
     ("zipcodes", "states", "states.plist"),
     ("locations", "locations", "locations.geojson"),
     ("observations", "observations", "observations.json"),
+    // The zoo's open-data shape, with the animals users inserted as records of their own.
+    ("animals", "zoo", "animals.json"),
   ]
 
   @Test(arguments: cases)
