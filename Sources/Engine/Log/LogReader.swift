@@ -60,9 +60,13 @@ public struct LogReader: Sendable {
   /// Calls `body` with each committed event from `position` on; `body` returns false to stop.
   /// - Throws: `EngineError.fileNotFound` when there is no log, `.corruptLine` at the first bad
   ///   line, `.io` when reading fails.
+  /// - Parameter observe: when given, sees every line read, in order, before `body` does; on a
+  ///   long read it runs on the reading thread, in parallel with `body` (so it must not touch
+  ///   what `body` touches), and may see lines past where `body` stops.
   @discardableResult
   public func forEachEvent(
     from position: Position = .start, through last: Int64? = nil,
+    observe: (@Sendable (EventLine) -> Void)? = nil,
     _ body: (EventLine) throws -> Bool
   ) throws -> Summary {
     let file = try FileDescriptor.open(path, .readOnly)
@@ -74,12 +78,14 @@ public struct LogReader: Sendable {
           + "\(bad.problem)); a crash mid-append leaves such a line, and the next append removes it"
       )
     }
-    return try read(file, from: position, to: tail.committedEnd, through: last, body)
+    return try read(
+      file, from: position, to: tail.committedEnd, through: last, observe: observe, body)
   }
 
   /// Reads `position..<end` of an open log, checking every line and the sequence order.
   func read(
     _ file: FileDescriptor, from position: Position, to end: Int64, through last: Int64? = nil,
+    observe: (@Sendable (EventLine) -> Void)? = nil,
     _ body: (EventLine) throws -> Bool
   ) throws -> Summary {
     if let last, position.sequence > last {
@@ -91,7 +97,7 @@ public struct LogReader: Sendable {
     }
     if end - position.offset >= pipelineThreshold {
       let result = try PipelinedScan(chunkSize: readSize).scan(
-        file, path: path, from: position, to: end, through: last ?? .max, body)
+        file, path: path, from: position, to: end, through: last ?? .max, observe: observe, body)
       return Summary(
         lastSequence: result.lastSequence, endOffset: result.endOffset, committedEnd: end,
         stoppedEarly: result.stoppedEarly)
@@ -125,6 +131,7 @@ public struct LogReader: Sendable {
       }
       expectedSequence += 1
       deliveredEnd = offset + Int64(length) + 1
+      observe?(line)
       return try body(line)
     }
     return Summary(

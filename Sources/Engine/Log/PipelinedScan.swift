@@ -81,9 +81,12 @@ struct PipelinedScan {
   /// Reads `start..<end` of `file`, checking each line, and calls `body` with each decoded line
   /// on the calling thread. `body` returns false to stop. Returns the last sequence number
   /// handed out and the offset past its line.
+  /// `observe`, when given, sees each decoded line on the reading thread, in order, while the
+  /// calling thread works on earlier ones (it may see lines past where `body` stops).
   func scan(
     _ file: FileDescriptor, path: String, from start: LogReader.Position, to end: Int64,
-    through last: Int64 = .max, _ body: (EventLine) throws -> Bool
+    through last: Int64 = .max, observe: (@Sendable (EventLine) -> Void)? = nil,
+    _ body: (EventLine) throws -> Bool
   ) throws -> (lastSequence: Int64, endOffset: Int64, stoppedEarly: Bool) {
     let shared = Shared()
     for _ in 0..<Self.chunkCount { shared.empty.put(Chunk(capacity: chunkSize)) }
@@ -92,7 +95,7 @@ struct PipelinedScan {
     Thread.detachNewThread {
       Self.produce(
         file, path: path, from: start, to: end, through: last, chunkSize: chunkSize,
-        shared: shared)
+        shared: shared, observe: observe)
       finished.signal()
     }
     // Whatever happens here, stop the producer and wait for it before returning: it reads the
@@ -131,7 +134,8 @@ struct PipelinedScan {
   /// The background half: reads chunks, splits them into lines, checks and decodes each line.
   static func produce(
     _ file: FileDescriptor, path: String, from start: LogReader.Position, to end: Int64,
-    through last: Int64, chunkSize: Int, shared: Shared
+    through last: Int64, chunkSize: Int, shared: Shared,
+    observe: (@Sendable (EventLine) -> Void)? = nil
   ) {
     var offset = start.offset
     var lineNumber = start.sequence
@@ -184,10 +188,11 @@ struct PipelinedScan {
       {
         let newline = found.assumingMemoryBound(to: UInt8.self) - chunk.storage
         do throws(LogLineCodec.Problem) {
-          chunk.lines.append(
-            try LogLineCodec.decode(
-              chunk.storage + lineStart, length: newline - lineStart, lineNumber: Int(lineNumber),
-              offset: chunkOffset + Int64(lineStart), memo: &memo))
+          let line = try LogLineCodec.decode(
+            chunk.storage + lineStart, length: newline - lineStart, lineNumber: Int(lineNumber),
+            offset: chunkOffset + Int64(lineStart), memo: &memo)
+          observe?(line)
+          chunk.lines.append(line)
         } catch {
           chunk.failure = EngineError.corruptLine(
             path: path, line: Int(lineNumber), offset: chunkOffset + Int64(lineStart),

@@ -75,12 +75,13 @@ public struct Replayer: Sendable {
   ///   - saveEvery: save a checkpoint at every multiple of this seq that has none (only when
   ///     folding every model up to a seq or the end: a filtered state is no checkpoint).
   ///   - saveLast: also save one at the last event folded, when it has none (same condition).
-  ///   - observe: called with every line the replay reads, in order, before it is folded (so
-  ///     that one pass can also serve a caller that looks at every line).
+  ///   - observe: called with every line the replay reads, in order (so that one pass can also
+  ///     serve a caller that looks at every line); on a long replay it runs on the reading
+  ///     thread, in parallel with the folding.
   /// - Throws: `EngineError` for a bad or undecodable line or a missing log.
   public func readModels(
     at point: ReplayPoint, models names: Set<String>? = nil, saveEvery: Int64? = nil,
-    saveLast: Bool = false, observe: ((EventLine) -> Void)? = nil
+    saveLast: Bool = false, observe: (@Sendable (EventLine) -> Void)? = nil
   ) throws -> Result {
     if point == .sequence(0) {
       // Before the first event: every model is empty (the log must still exist).
@@ -170,8 +171,7 @@ public struct Replayer: Sendable {
     // The write the event at `--at` belongs to, when that write holds more events after it.
     var splitWrite: ClosedRange<Int64>?
     // The reader stops after `last`: every line handed out is at or before it.
-    try reader.forEachEvent(from: position, through: last) { line in
-      observe?(line)
+    try reader.forEachEvent(from: position, through: last, observe: observe) { line in
       eventsRead += 1
       if refusesSeqsInsideWrites, !point.isInstant, line.sequence == last, let batch = line.batch,
         batch.upperBound > line.sequence

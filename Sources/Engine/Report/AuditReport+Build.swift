@@ -38,10 +38,16 @@ extension AuditReport {
     let hasher = PrefixHasher(
       path: reader.path, resuming: resumableDigest(replayer.checkpoints, point: request.point))
     hasher.start()
-    var scan = WindowScan(request: request)
+    // The scan runs on the reading thread, beside the folding: a lock it alone takes.
+    let scanning = Mutex(WindowScan(request: request))
     var folding = replayer
     folding.checkpoints = nil
-    let folded = Result { try folding.readModels(at: request.point) { line in _ = scan.add(line) } }
+    let folded = Result {
+      try folding.readModels(at: request.point) { line in
+        scanning.withLock { _ = $0.add(line) }
+      }
+    }
+    var scan = scanning.withLock { $0 }
     if case .success = folded, request.to != nil {
       // The window may go on past the point.
       try reader.forEachEvent(
