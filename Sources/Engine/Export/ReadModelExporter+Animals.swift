@@ -11,12 +11,16 @@ extension ReadModelExporter {
 
   /// The catalogue as the Taipei Zoo open data writes it, `{"result": {"results": [...]}}`,
   /// so that `replay import zoo` reads it back: each imported animal's whole source record as
-  /// last imported (`_id`, every text field, the media slots in order, the coordinate), and
+  /// last imported (`records`, read from the log: the catalogue keeps only what its screen
+  /// shows; `_id`, every text field, the media slots in order, the coordinate), and
   /// each animal a user inserted as a record `{"replay_inserted": "user-<n>", "a_name_ch",
   /// "replay_description", "replay_picture"?}` (members the open data does not have, which
   /// the importer turns back into the insertion). Animals come in the order the log placed
   /// them, so an import into an empty log gives every one the same place in the catalogue.
-  public static func zooSource(_ catalog: AnimalCatalog) -> [UInt8] {
+  /// - Throws: `ExportError.unrepresentable` when an imported animal has no record.
+  public static func zooSource(
+    _ catalog: AnimalCatalog, records: [AnimalID: AnimalRecord]
+  ) throws(ExportError) -> [UInt8] {
     var writer = JSONWriter(capacity: 2048 * catalog.count + 64)
     writer.beginObject()
     writer.key("result")
@@ -27,7 +31,12 @@ extension ReadModelExporter {
     writer.beginArray()
     for animal in catalog.animalsInLogOrder {
       writer.beginObject()
-      if let record = catalog.record(animal.id) {
+      if !animal.isInserted {
+        guard let record = records[animal.id] else {
+          throw .unrepresentable(
+            format: .json, value: "animal '\(animal.id)'",
+            reason: "its source record was not found in the log at the export's point")
+        }
         writeSourceRecord(record, to: &writer)
       } else {
         writer.key("replay_inserted")

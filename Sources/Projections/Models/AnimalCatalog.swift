@@ -39,14 +39,12 @@ import Events
 /// the path or URL string.
 public struct AnimalCatalog: ReadModel {
   public static let name = "animals"
-  public static let checkpointVersion = 3
+  public static let checkpointVersion = 2
 
   private struct Stored: Sendable, Equatable {
     var animal: Animal
     /// The `seq` that gave the animal its place.
     var place: Int64
-    /// An imported animal's source record, as last imported (what an export writes back).
-    var record: AnimalRecord?
   }
 
   private var table = EntityTable<AnimalID, Stored>()
@@ -61,7 +59,6 @@ public struct AnimalCatalog: ReadModel {
     case .zoo(.imported(let imported)):
       let record = imported.record
       let updated = table.update(record.id) { stored in
-        stored.record = record
         stored.animal.name = record.nameChinese
         stored.animal.englishName = record.nameEnglish
         stored.animal.location = record.location
@@ -71,14 +68,14 @@ public struct AnimalCatalog: ReadModel {
         let animal = Animal(
           id: record.id, name: record.nameChinese, englishName: record.nameEnglish,
           location: record.location, description: "", picture: Self.picture(of: record))
-        table.set(record.id, Stored(animal: animal, place: context.sequence, record: record))
+        table.set(record.id, Stored(animal: animal, place: context.sequence))
       }
     case .zoo(.inserted(let inserted)):
       let animal = Animal(
         id: inserted.id, name: inserted.name, englishName: "", location: "",
         description: inserted.description,
         picture: inserted.picturePath.map { $0.isEmpty ? .none : .local($0) } ?? .none)
-      table.set(inserted.id, Stored(animal: animal, place: context.sequence, record: nil))
+      table.set(inserted.id, Stored(animal: animal, place: context.sequence))
     case .zoo(.removed(let removed)):
       table.remove(removed.id)
     default:
@@ -104,10 +101,6 @@ public struct AnimalCatalog: ReadModel {
 
   /// The animal with `id`.
   public func animal(_ id: AnimalID) -> Animal? { table[id]?.animal }
-
-  /// The source record of the imported animal `id`, as last imported (`nil` for an inserted
-  /// animal).
-  public func record(_ id: AnimalID) -> AnimalRecord? { table[id]?.record }
 
   /// Every animal in the order the log gave them their places (inserted and imported mixed,
   /// oldest first): the order an import must see them in to give each the same place.
@@ -221,13 +214,6 @@ public struct AnimalCatalog: ReadModel {
         writer.writeInteger(UInt8(2))
         writer.writeString(url)
       }
-      // The source record, as its event's payload (empty for an inserted animal).
-      if let record = stored.record {
-        let payload = EventVocabulary.encode(.zoo(.imported(AnimalImported(record: record)))).data
-        writer.writeString(String(decoding: payload, as: UTF8.self))
-      } else {
-        writer.writeString("")
-      }
     }
   }
 
@@ -260,24 +246,10 @@ public struct AnimalCatalog: ReadModel {
           "animal '\(id)' picture kind", expected: "0 (none), 1 (local) or 2 (remote)",
           found: "\(kind)", at: pictureOffset)
       }
-      let recordOffset = reader.offset
-      let payload = try reader.readString("an animal's source record")
-      var record: AnimalRecord?
-      if !payload.isEmpty {
-        let decoded = try? EventVocabulary.decode(
-          type: AnimalImported.eventType, schemaVersion: AnimalImported.schemaVersion,
-          data: Array(payload.utf8), strict: true)
-        guard case .zoo(.imported(let imported))? = decoded, imported.record.id == id else {
-          throw reader.invalid(
-            "animal '\(id)' source record", expected: "its AnimalImported payload",
-            found: "something else", at: recordOffset)
-        }
-        record = imported.record
-      }
       let animal = Animal(
         id: id, name: name, englishName: englishName, location: location,
         description: description, picture: picture)
-      guard table.appendDecoded(id, Stored(animal: animal, place: place, record: record)) else {
+      guard table.appendDecoded(id, Stored(animal: animal, place: place)) else {
         throw reader.invalid(
           "an animal id", expected: "each id once", found: "'\(id)' again", at: start)
       }

@@ -92,7 +92,13 @@ enum ExportCommand {
     // An export may stop inside a multi-event write, as it always could.
     replayer.refusesSeqsInsideWrites = false
     let result = try replayer.readModels(at: point, models: [model])
-    let bytes = try ReadModelExporter.export(result.models, model: model, format: format)
+    // The animals' source records come from the log: the catalogue keeps only its screen.
+    let records =
+      model == AnimalCatalog.name
+      ? try invocation.logReader.animalRecords(
+        for: result.models.animals, through: result.lastFoldedSequence) : [:]
+    let bytes = try ReadModelExporter.export(
+      result.models, model: model, format: format, animalRecords: records)
     guard let output = invocation.value("--output") else {
       invocation.terminal.write(bytes: bytes)
       return .success

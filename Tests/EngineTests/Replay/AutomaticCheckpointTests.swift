@@ -57,6 +57,12 @@ import Testing
           let plain = try fromScratch.readModels(at: point, models: names)
           for name in names ?? Set(ReadModels.modelNames) {
             _ = try #require(cached.models.model(named: name))
+            // The animals' export also needs their source records, which come from the log;
+            // the catalogue itself is compared whole.
+            if name == AnimalCatalog.name {
+              #expect(cached.models.animals == plain.models.animals, "\(point), seed \(seed)")
+              continue
+            }
             let cachedBytes = try ReadModelExporter.export(
               cached.models, model: name, format: .json)
             let plainBytes = try ReadModelExporter.export(plain.models, model: name, format: .json)
