@@ -74,6 +74,10 @@ extension AuditReport {
     integrity.quarantined = Quarantine.entries(forLog: reader.path)
     integrity.checkpointCount = replayer.checkpoints?.entries().count ?? 0
     integrity.warnings = warnings.withLock { $0 }
+    if request.verifies {
+      integrity.verification = try LogVerifier(path: reader.path, readSize: reader.readSize)
+        .verify()
+    }
     let (changes, leftOut, eventsLeftOut) = try histories(
       from: scan, reader: reader, limits: request.limits)
     return AuditReport(

@@ -70,7 +70,9 @@ extension AuditReport {
   }
 
   private func integritySection(_ page: inout HTMLText) {
-    let problems = !integrity.quarantined.isEmpty || !integrity.warnings.isEmpty
+    let problems =
+      !integrity.quarantined.isEmpty || !integrity.warnings.isEmpty
+      || integrity.verification?.isValid == false
     page.raw(
       "<section id=\"integrity\" data-problems=\"\(problems ? 1 : 0)\"><h2>Integrity</h2>"
         + "<dl class=\"facts\">")
@@ -110,9 +112,28 @@ extension AuditReport {
       for warning in integrity.warnings { page.element("li", "", warning) }
       page.raw("</ul></dd>")
     }
-    page.raw(
-      "</dl><p class=\"note\">For the exact proof of every line and checkpoint, run "
-        + "<code>replay verify</code>.</p></section>\n")
+    page.element("dt", "", "replay verify")
+    if let verification = integrity.verification {
+      if verification.isValid {
+        page.element(
+          "dd", "class=\"ok\"",
+          "ok: \(HTMLText.count(verification.eventCount)) events, "
+            + "\(HTMLText.count(verification.streamCount)) streams, last seq "
+            + "\(verification.lastSequence), \(verification.checkpointsChecked) checkpoints "
+            + "re-hashed")
+      } else {
+        page.raw("<dd class=\"bad\">\(verification.problems.count) problems<ul>")
+        for problem in verification.problems.prefix(request.limits.busiest) {
+          page.element("li", "", problem.description)
+        }
+        page.raw("</ul></dd>")
+      }
+    } else {
+      page.raw(
+        "<dd>not run for this page (<code>replay report --verify</code> adds it; "
+          + "<code>replay verify</code> gives it alone)</dd>")
+    }
+    page.raw("</dl></section>\n")
   }
 
   /// The domains' names and colours (Okabe–Ito, distinguishable with colour-blindness), other
@@ -303,7 +324,7 @@ extension AuditReport {
     h3{font-size:1.05em;margin:.4em 0}nav a{margin-right:1em;color:var(--accent)}\
     nav{padding:.4em 0 .8em}a{color:var(--accent)}code{font-family:ui-monospace,Menlo,Consolas,\
     monospace;font-size:.9em}code.digest{overflow-wrap:anywhere}.note{color:var(--muted);font-size:.9em}\
-    .bad{color:#a00000}dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}\
+    .bad{color:#a00000}.ok{color:#1e6b2e}dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}\
     dl.facts dt{font-weight:600}dl.facts dd{margin:0}dl.facts ul{margin:0;padding-left:1.2em}\
     figure{margin:0}svg{display:block;width:100%;height:auto}svg.chart,svg.map{min-width:600px}.chart .axis,.map .frame{stroke:#555}\
     .label{font-size:11px;fill:#333}.legend{display:flex;flex-wrap:wrap;gap:4px 14px;\

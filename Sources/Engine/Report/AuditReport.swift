@@ -40,15 +40,19 @@ public struct AuditReport: Sendable {
     public var to: ReportBound?
     /// How much is shown before aggregating.
     public var limits: Limits
+    /// Whether to run `replay verify`'s whole check (every line, version gaps, duplicate ids,
+    /// every checkpoint's prefix re-hashed) and show its verdict: one more pass with SHA-256.
+    public var verifies: Bool
 
     public init(
       point: ReplayPoint = .end, from: ReportBound? = nil, to: ReportBound? = nil,
-      limits: Limits = Limits()
+      limits: Limits = Limits(), verifies: Bool = false
     ) {
       self.point = point
       self.from = from
       self.to = to
       self.limits = limits
+      self.verifies = verifies
     }
   }
 
@@ -131,6 +135,8 @@ public struct AuditReport: Sendable {
     public var checkpointCount = 0
     /// Warnings the reader gave (a damaged last line, a log shorter than its checkpoints).
     public var warnings: [String] = []
+    /// `replay verify`'s report, when the request asked for it.
+    public var verification: LogVerifier.Report?
 
     public init() {}
   }

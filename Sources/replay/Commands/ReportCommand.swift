@@ -13,7 +13,7 @@ enum ReportCommand {
       no connection.
 
       The page shows: the integrity of the log (lines checked, the digest at the report's \
-      point, quarantined bytes, warnings); a timeline of the window's events by time and \
+      point, quarantined bytes, warnings; with --verify, the verdict of 'replay verify'); a timeline of the window's events by time and \
       domain, with their types, actors and busiest entities; what changed: the history of each \
       entity changed in the window, as 'replay history' shows it, with a filter; the five \
       apps' screens at the report's point; and a map of the locations with each one's three \
@@ -39,6 +39,9 @@ enum ReportCommand {
       Option(
         names: ["--output"], valueName: "file", help: "The HTML file to write.",
         isRequired: true),
+      Option.flag(
+        ["--verify"],
+        help: "Also run 'replay verify' (one more pass) and show its verdict on the page."),
       CommonOptions.log,
     ],
     run: run)
@@ -47,7 +50,7 @@ enum ReportCommand {
     let output = invocation.requiredValue("--output")
     let request = AuditReport.Request(
       point: try invocation.replayPoint(), from: try invocation.replayPoint("--from")?.bound,
-      to: try invocation.replayPoint("--to")?.bound)
+      to: try invocation.replayPoint("--to")?.bound, verifies: invocation.flag("--verify"))
     let report = try AuditReport.build(replayer: invocation.replayer, request: request)
     let bytes = Array(report.html().utf8)
     try AtomicFile.write(bytes, to: output, protecting: invocation.logPath)

@@ -171,6 +171,21 @@ private func report(
     }
   }
 
+  /// `verifies` runs the whole `replay verify` and shows its verdict; without it the page says
+  /// it was not run.
+  @Test func theVerifiersVerdictIsShownWhenAskedFor() throws {
+    try withTemporaryDirectory { directory in
+      let path = try smallLog(in: directory)
+      let plain = try report(path)
+      #expect(plain.integrity.verification == nil)
+      #expect(plain.html().contains("not run for this page"))
+      let verified = try report(path, AuditReport.Request(verifies: true))
+      #expect(verified.integrity.verification?.isValid == true)
+      #expect(verified.integrity.verification?.eventCount == 7)
+      #expect(verified.html().contains("ok: 7 events, 5 streams, last seq 7"))
+    }
+  }
+
   @Test func aWindowTheWrongWayRoundIsRefused() throws {
     try withTemporaryDirectory { directory in
       let path = try smallLog(in: directory)
