@@ -22,7 +22,7 @@ import Testing
       #expect(events.map(\.version) == [1, 1, 2, 3])
       #expect(events.map(\.stream) == ["contact-1", "contact-2", "contact-1", "contact-1"])
       #expect(events.map(\.batch) == [nil, nil, 3...4, 3...4])
-      #expect(log.version(of: "contact-1") == 3)
+      #expect(try log.version(of: "contact-1") == 3)
       #expect(log.lastSequence == 4)
     }
   }

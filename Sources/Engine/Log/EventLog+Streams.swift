@@ -27,14 +27,27 @@ extension EventLog {
     try withLockedLog { state in
       var histories: [String: StreamHistory] = [:]
       for stream in streams where histories[stream] == nil {
-        let offsets = state.index.streams.offsets(of: stream) ?? []
+        let offsets = try state.index.lineOffsets(ofStream: stream)
         guard let file = state.file, !offsets.isEmpty else {
           histories[stream] = .empty
           continue
         }
-        histories[stream] = StreamHistory(
-          events: try offsets.map { try recordedEvent(in: file, at: $0) },
-          version: Int64(offsets.count))
+        var events: [RecordedEvent] = []
+        events.reserveCapacity(offsets.count)
+        for offset in offsets {
+          let event = try recordedEvent(in: file, at: offset)
+          // The index said this line is the stream's next event: check it is.
+          guard event.stream.utf8.elementsEqual(stream.utf8),
+            event.version == Int64(events.count + 1)
+          else {
+            throw LogIndexFile.Damaged(
+              problem:
+                "it puts version \(events.count + 1) of '\(stream)' at byte \(offset), where the log has version \(event.version) of '\(event.stream)'"
+            )
+          }
+          events.append(event)
+        }
+        histories[stream] = StreamHistory(events: events, version: Int64(offsets.count))
       }
       return histories
     }

@@ -47,6 +47,9 @@ public final class EventLog: Sendable {
     public var report: @Sendable (String) -> Void
     /// Read size for scans.
     public var readSize: Int
+    /// How many events past the saved index (`<log>.index`) a writer holds in memory before it
+    /// saves a new one, after a write; `nil` never saves (a saved index is still used).
+    public var indexSaveThreshold: Int?
 
     public init(
       clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) },
@@ -54,7 +57,8 @@ public final class EventLog: Sendable {
       syncPolicy: SyncPolicy = .always,
       lockTimeout: Double = 10,
       report: @escaping @Sendable (String) -> Void = { _ in },
-      readSize: Int = LogReader.defaultReadSize
+      readSize: Int = LogReader.defaultReadSize,
+      indexSaveThreshold: Int? = 4096
     ) {
       self.clock = clock
       self.makeEventID = makeEventID
@@ -62,6 +66,7 @@ public final class EventLog: Sendable {
       self.lockTimeout = lockTimeout
       self.report = report
       self.readSize = readSize
+      self.indexSaveThreshold = indexSaveThreshold
     }
   }
 
@@ -110,6 +115,8 @@ public final class EventLog: Sendable {
     var directorySynced = false
     /// The last event's time, once read (`nil` until needed, and after another writer's append).
     var lastTimestamp: Timestamp?
+    /// Set once the saved index failed a check: this writer reads the log instead.
+    var ignoresIndexFile = false
 
     deinit { file?.close() }
   }
@@ -132,13 +139,13 @@ public final class EventLog: Sendable {
   }
 
   /// A stream's version (0 when it has no events), as of the last append or refresh.
-  public func version(of stream: String) -> Int64 {
-    state.withLock { $0.index.version(of: stream) }
+  public func version(of stream: String) throws -> Int64 {
+    try readIndex { try $0.version(of: stream) }
   }
 
-  /// The number of distinct streams.
-  public var streamCount: Int {
-    state.withLock { $0.index.streams.count }
+  /// The number of distinct streams, as of the last append or refresh.
+  public func streamCount() throws -> Int {
+    try readIndex { try $0.streamCount() }
   }
 
   /// Every event of `stream`, in version order, and the stream's version, read under the lock
@@ -149,16 +156,25 @@ public final class EventLog: Sendable {
     return (history.events, history.version)
   }
 
-  /// The names of every stream whose name starts with `prefix`.
-  public func streamNames(withPrefix prefix: String) -> [String] {
-    state.withLock { state in
-      state.index.streams.entries.lazy.map(\.name).filter { $0.hasPrefix(prefix) }
-    }
+  /// The names of every stream whose name starts with `prefix` (in no particular order), as of
+  /// the last append or refresh.
+  public func streamNames(withPrefix prefix: String) throws -> [String] {
+    try readIndex { try $0.streamNames(withPrefix: prefix) }
   }
 
-  /// Whether an event with this id is in the log.
-  public func contains(eventID: EventID) -> Bool {
-    state.withLock { $0.index.eventOffsets[eventID] != nil }
+  /// Whether an event with this id is in the log, as of the last append or refresh.
+  public func contains(eventID: EventID) throws -> Bool {
+    try readIndex { try $0.lineOffset(of: eventID) != nil }
+  }
+
+  /// Answers from the index as it is; when the saved index fails a check, from the log (see
+  /// `withLockedLog`).
+  private func readIndex<T>(_ body: (borrowing LogIndex) throws -> T) throws -> T {
+    do {
+      return try state.withLock { try body($0.index) }
+    } catch is LogIndexFile.Damaged {
+      return try withLockedLog { try body($0.index) }
+    }
   }
 
   /// A reader over the same file.
@@ -190,6 +206,7 @@ public final class EventLog: Sendable {
       guard !plan.newEvents.isEmpty else { return plan.outcomes(appended: []) }
       let timestamp = try eventTime(&state)
       let recorded = try write(plan, at: timestamp, chunkSize: Int.max, state: &state)
+      saveIndexIfDue(&state)
       return plan.outcomes(appended: recorded)
     }
   }
@@ -209,6 +226,7 @@ public final class EventLog: Sendable {
       let timestamp = try eventTime(&state)
       let first = state.index.lastSequence + 1
       _ = try write(plan, at: timestamp, chunkSize: chunkSize, state: &state, keepEvents: false)
+      saveIndexIfDue(&state)
       return ImportSummary(
         appendedCount: plan.newEvents.count, duplicateCount: duplicates,
         sequences: first...state.index.lastSequence)
@@ -224,13 +242,48 @@ public final class EventLog: Sendable {
   // MARK: Locking and catching up
 
   /// Runs `body` holding the in-process mutex and the file lock, with the index current.
+  ///
+  /// When the saved index fails a check on the way (a damaged page), it is dropped, the log is
+  /// read instead, and `body` runs again: nothing is written before a write's plan is made,
+  /// and a write that fails part-way is cut back, so running it again is safe.
   func withLockedLog<T>(_ body: (inout State) throws -> T) throws -> T {
     try state.withLock { state in
       let file = try openIfNeeded(&state)
       try acquireFileLock(file)
       defer { file.unlock() }
-      try catchUp(file, &state)
-      return try body(&state)
+      do {
+        try catchUp(file, &state)
+        return try body(&state)
+      } catch let damage as LogIndexFile.Damaged {
+        configuration.report(
+          "ignoring the index '\(LogIndexFile.path(forLog: path))' (\(damage.problem)): reading the log instead"
+        )
+        state.ignoresIndexFile = true
+        state.index = LogIndex()
+        try catchUp(file, &state)
+        return try body(&state)
+      }
+    }
+  }
+
+  /// Saves the index beside the log when enough events were read or appended past the saved
+  /// one. A failure is reported, never thrown: the write it follows is done.
+  private func saveIndexIfDue(_ state: inout State) {
+    guard let threshold = configuration.indexSaveThreshold,
+      state.index.linesSinceBase >= threshold, let file = state.file
+    else { return }
+    do {
+      try LogIndexFile.save(state.index, forLog: path, log: file)
+      switch LogIndexFile.open(forLog: path, log: file, committedEnd: state.index.committedEnd) {
+      case .success(let saved):
+        state.index = LogIndex(base: saved)
+        state.ignoresIndexFile = false
+      case .failure(let damage):
+        configuration.report(
+          "the index just saved beside '\(path)' does not check: \(damage.problem)")
+      }
+    } catch {
+      configuration.report("could not save the index beside '\(path)': \(error)")
     }
   }
 
@@ -268,6 +321,13 @@ public final class EventLog: Sendable {
     if tail.committedEnd < state.index.committedEnd {
       // The file no longer holds what we indexed: start over.
       state.index = LogIndex()
+    }
+    if state.index.committedEnd == 0, state.index.base == nil, !state.ignoresIndexFile,
+      case .success(let saved) = LogIndexFile.open(
+        forLog: path, log: file, committedEnd: tail.committedEnd)
+    {
+      // A saved index that checks against the log: only the lines after it are read.
+      state.index = LogIndex(base: saved)
     }
     do {
       try state.index.catchUp(reading: file, with: reader, to: tail.committedEnd)
@@ -376,7 +436,7 @@ public final class EventLog: Sendable {
         var location: String? { total > 1 ? "event \(place) of \(total)" : nil }
         try validate(event, location: location)
         if let id = event.id {
-          if let offset = state.index.eventOffsets[id] {
+          if let offset = try state.index.lineOffset(of: id) {
             let existing = try recordedEvent(in: file, at: offset)
             if let difference = difference(between: existing, and: event, stream: write.stream) {
               throw EngineError.duplicateEventID(
@@ -399,7 +459,7 @@ public final class EventLog: Sendable {
           current = pendingVersions.values[known]
           pendingVersions.values[known] = current + 1
         } else {
-          current = state.index.version(of: write.stream)
+          current = try state.index.version(of: write.stream)
           pendingVersions[pendingKey] = current + 1
         }
         if !versionChecked {
@@ -469,14 +529,26 @@ public final class EventLog: Sendable {
 
   /// Reads the event whose line starts at `offset`.
   func recordedEvent(in file: FileDescriptor, at offset: Int64) throws -> RecordedEvent {
+    try Self.recordedEvent(in: file, at: offset, path: path)
+  }
+
+  /// Reads the event whose line starts at `offset` of the log at `path`.
+  static func recordedEvent(
+    in file: FileDescriptor, at offset: Int64, path: String
+  ) throws -> RecordedEvent {
     var length = 4096
     while true {
       let bytes = try file.readFully(count: length, at: offset)
       if let newline = bytes.firstIndex(of: 0x0A) {
         return try bytes.withUnsafeBufferPointer { buffer in
+          // `bytes` holds at least the newline, so it has storage.
+          guard let base = buffer.baseAddress else {
+            throw EngineError.corruptLine(
+              path: path, line: 0, offset: offset, problem: "line has no bytes")
+          }
           do throws(LogLineCodec.Problem) {
             let line = try LogLineCodec.decode(
-              buffer.baseAddress.unsafelyUnwrapped, length: newline, lineNumber: 0, offset: offset)
+              base, length: newline, lineNumber: 0, offset: offset)
             return line.recordedEvent()
           } catch {
             throw EngineError.corruptLine(
@@ -519,7 +591,8 @@ public final class EventLog: Sendable {
       for index in plan.newEvents.indices {
         // Read in place: copying each planned event would retain and release its strings.
         let id = plan.newEvents[index].event.id ?? configuration.makeEventID(sequence)
-        if plan.newEvents[index].event.id == nil, let existing = state.index.eventOffsets[id] {
+        if plan.newEvents[index].event.id == nil, let existing = try state.index.lineOffset(of: id)
+        {
           throw EngineError.invalidEvent(
             location: nil,
             problem:
@@ -579,12 +652,20 @@ public final class EventLog: Sendable {
     // Only now, with everything written and synced, does the index take the events in.
     state.lineBuffer = buffer.count > 1 << 20 ? [] : buffer
     state.index.eventOffsets.reserveCapacity(state.index.eventOffsets.count + offsets.count)
-    for (index, (id, offset)) in offsets.enumerated() {
-      state.index.streams.append(offset, toStream: plan.newEvents[index].stream)
-      state.index.eventOffsets[id] = offset
+    do {
+      for (index, (id, offset)) in offsets.enumerated() {
+        try state.index.addAppended(offset, stream: plan.newEvents[index].stream, id: id)
+      }
+      state.index.lastSequence = lastSequence
+      state.index.committedEnd = written
+    } catch {
+      // The write is done; the index is not to be trusted: the next call reads the log.
+      configuration.report(
+        "ignoring the index '\(LogIndexFile.path(forLog: path))' (\(error)): reading the log instead"
+      )
+      state.ignoresIndexFile = true
+      state.index = LogIndex()
     }
-    state.index.lastSequence = lastSequence
-    state.index.committedEnd = written
     state.lastTimestamp = timestamp
     return recorded
   }

@@ -98,8 +98,10 @@ struct LineScanner {
     while position > 0, starts.count < count {
       let blockStart = max(0, position - Int64(blockSize))
       let length = Int(position - blockStart)
-      let got = try buffer.withUnsafeMutableBytes { raw in
-        try file.read(into: raw.baseAddress.unsafelyUnwrapped, count: length, at: blockStart)
+      let got = try buffer.withUnsafeMutableBytes { raw -> Int in
+        // `buffer` has `blockSize` (> 0) bytes, so it has storage.
+        guard let base = raw.baseAddress else { return 0 }
+        return try file.read(into: base, count: length, at: blockStart)
       }
       guard got == length else { return starts.reversed() }  // The file shrank meanwhile.
       var index = length - 1

@@ -12,6 +12,8 @@ struct StreamTable {
   struct Entry {
     var name: String
     var offsets: [Int64]
+    /// The stream's version before its first offset here (its events in a saved index).
+    var baseVersion: Int64
   }
 
   /// A stream's name, which the table keys it by (compared as bytes).
@@ -23,58 +25,53 @@ struct StreamTable {
   private var names: [Name] = []
   /// Each stream's offsets, at its name's position.
   private var offsetLists: [[Int64]] = []
+  /// Each stream's version before its first offset here, at its name's position.
+  private var baseVersions: [Int64] = []
   /// Each stream's position in `names`.
   private var positions = ByteKeyedTable<Name>(minimumCapacity: 512)
 
   /// The streams, in the order they first appeared.
   var entries: [Entry] {
-    zip(names, offsetLists).map { Entry(name: $0.rawValue, offsets: $1) }
+    names.indices.map {
+      Entry(name: names[$0].rawValue, offsets: offsetLists[$0], baseVersion: baseVersions[$0])
+    }
   }
 
   /// The number of streams.
   var count: Int { names.count }
 
-  /// A stream's offsets, or `nil` when it has no events.
-  func offsets(of name: String) -> [Int64]? {
+  /// A stream's entry, or `nil` when it has no events here.
+  func entry(of name: String) -> Entry? {
     var name = name
     return name.withUTF8 { bytes in
       positions.position(ofBytes: UnsafeRawBufferPointer(bytes), in: names).map {
-        offsetLists[$0]
+        Entry(name: names[$0].rawValue, offsets: offsetLists[$0], baseVersion: baseVersions[$0])
       }
     }
   }
 
-  /// The stream's version: how many events it has.
-  func version(of name: String) -> Int64 {
-    Int64(offsets(of: name)?.count ?? 0)
-  }
-
   /// Appends `offset` to the stream named by `bytes` (valid UTF-8, unescaped), creating it
-  /// with `name()` when it is new; returns the stream's version before the append.
+  /// with `name()` and `baseVersion()` (its version before this table) when it is new; returns
+  /// the stream's version before the append.
   @discardableResult
   mutating func append(
-    _ offset: Int64, toStreamNamed bytes: UnsafeBufferPointer<UInt8>, name: () -> String
+    _ offset: Int64, toStreamNamed bytes: UnsafeBufferPointer<UInt8>, name: () -> String,
+    baseVersion: (UnsafeRawBufferPointer) -> Int64 = { _ in 0 }
   ) -> Int64 {
     let raw = UnsafeRawBufferPointer(bytes)
     let end = names.count
     let index = positions.position(
       ofBytes: raw, hash: Self.hash(bytes), in: names, insertingAt: end)
     if index == end {
+      let base = baseVersion(raw)
       names.append(Name(rawValue: name()))
       offsetLists.append([offset])
-      return 0
+      baseVersions.append(base)
+      return base
     }
-    let previous = Int64(offsetLists[index].count)
+    let previous = baseVersions[index] + Int64(offsetLists[index].count)
     offsetLists[index].append(offset)
     return previous
-  }
-
-  /// Appends `offset` to the stream `name`.
-  mutating func append(_ offset: Int64, toStream name: String) {
-    var utf8 = name
-    utf8.withUTF8 { bytes in
-      _ = append(offset, toStreamNamed: bytes, name: { name })
-    }
   }
 
   /// The hash the table gives a stream name's bytes.

@@ -45,7 +45,7 @@ enum AnimalsCommand {
       try log.refresh()
       let prefix = "animal-user-"
       let highest =
-        log.streamNames(withPrefix: prefix).compactMap { Int($0.dropFirst(prefix.count)) }.max()
+        try log.streamNames(withPrefix: prefix).compactMap { Int($0.dropFirst(prefix.count)) }.max()
         ?? 0
       let command = ZooCommand.insertAnimal(
         id: .inserted(number: highest + 1), name: name, description: description,

@@ -84,7 +84,7 @@ enum GenerateCommand {
       configuration: .generating(
         seed: seed, clock: clock, syncPolicy: noFsync ? .never : .always,
         lockTimeout: lockTimeout, report: { terminal.writeError("replay: \($0)\n") }))
-    var generator = LogGenerator(seed: seed) { log.version(of: $0) > 0 }
+    var generator = LogGenerator(seed: seed) { ((try? log.version(of: $0)) ?? 0) > 0 }
 
     let started = ContinuousClock.now
     let summary = try log.appendGenerated(

@@ -26,7 +26,7 @@ private func generateLog(
   let clock = GenerationClock()
   let log = try EventLog(
     path: path, configuration: .generating(seed: seed, clock: clock, syncPolicy: .never))
-  var generator = LogGenerator(seed: seed) { log.version(of: $0) > 0 }
+  var generator = LogGenerator(seed: seed) { ((try? log.version(of: $0)) ?? 0) > 0 }
   return try log.appendGenerated(count, from: &generator, chunkSize: chunkSize, clock: clock)
 }
 

@@ -68,7 +68,7 @@ import Testing
       let log = try EventLog(path: directory + "/events.jsonl", configuration: testConfiguration())
       try importParsed(try SeedData.parse(.contacts, SeedData.contacts), into: log)
       var favorites: [String] = []
-      for stream in log.streamNames(withPrefix: "contact-").sorted() {
+      for stream in try log.streamNames(withPrefix: "contact-").sorted() {
         let events = try log.events(inStream: stream).events.compactMap {
           try log.domainEvent(of: $0, for: ContactDecider.self)
         }

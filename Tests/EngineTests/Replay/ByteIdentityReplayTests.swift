@@ -25,8 +25,8 @@ import Testing
           [proposed("ContactFavorited", #"{"id":"\#(id)"}"#)], to: "contact-\(id)",
           expectedVersion: .exactly(1))
       }
-      #expect(log.version(of: "contact-\(Self.composed)") == 2)
-      #expect(log.version(of: "contact-\(Self.decomposed)") == 2)
+      #expect(try log.version(of: "contact-\(Self.composed)") == 2)
+      #expect(try log.version(of: "contact-\(Self.decomposed)") == 2)
 
       let store = CheckpointStore(logPath: path)
       let saving = Replayer(reader: LogReader(path: path), checkpoints: store)
@@ -96,8 +96,8 @@ import Testing
       let scanned = try LogReader(path: path).events(inStreams: ["contact-\(Self.composed)"])
       #expect(scanned["contact-\(Self.composed)"]?.events.map(\.sequence) == [1])
       let reopened = try EventLog(path: path, configuration: testConfiguration())
-      #expect(reopened.version(of: "contact-\(Self.composed)") == 1)
-      #expect(reopened.version(of: "contact-\(Self.decomposed)") == 1)
+      #expect(try reopened.version(of: "contact-\(Self.composed)") == 1)
+      #expect(try reopened.version(of: "contact-\(Self.decomposed)") == 1)
       #expect(
         try Replayer(reader: LogReader(path: path)).readModels(at: .end).models.contacts.count == 2)
     }
@@ -117,7 +117,7 @@ import Testing
         })
       #expect(try readAll(path).map(\.version) == [1, 1])
       let reopened = try EventLog(path: path, configuration: testConfiguration())
-      #expect(reopened.version(of: "contact-\(Self.decomposed)") == 1)
+      #expect(try reopened.version(of: "contact-\(Self.decomposed)") == 1)
       let report = try LogVerifier(path: path).verify()
       #expect(report.problems.isEmpty)
       #expect(report.streamCount == 2)

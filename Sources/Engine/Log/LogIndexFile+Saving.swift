@@ -1,0 +1,257 @@
+import Events
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+extension LogIndexFile {
+  /// Saves `index` (its saved part merged with what was read or appended since) as the index of
+  /// the log at `logPath`: written to a temporary file beside it and renamed into place.
+  ///
+  /// Not synced: the file is a cache that is checked on every open and page by page as it is
+  /// read, so a crash that loses some of it costs a re-read of the log, never a wrong answer.
+  /// - Throws: `LogIndexFile.Damaged` when the saved part fails a check while being copied,
+  ///   `EngineError.io` when writing fails (the temporary file is removed).
+  static func save(_ index: LogIndex, forLog logPath: String, log: FileDescriptor) throws {
+    let base = index.base
+    // The streams added since the saved part, sorted by their bytes, each with its position in
+    // the saved directory (or where it would go).
+    let recent = index.streams.entries.map { entry in
+      (name: Array(entry.name.utf8), offsets: entry.offsets)
+    }.sorted { compareBytes($0.name, $1.name) < 0 }
+    var merged: [MergedStream] = []
+    merged.reserveCapacity((base?.streamCount ?? 0) + recent.count)
+    var basePosition = 0
+    let baseCount = base?.streamCount ?? 0
+    for (recentIndex, stream) in recent.enumerated() {
+      let (position, found) =
+        try base.map { base in
+          try stream.name.withUnsafeBytes { try base.search($0) }
+        } ?? (0, false)
+      while basePosition < position {
+        merged.append(.saved(basePosition))
+        basePosition += 1
+      }
+      if found {
+        merged.append(.both(basePosition, recentIndex))
+        basePosition += 1
+      } else {
+        merged.append(.recent(recentIndex))
+      }
+    }
+    while basePosition < baseCount {
+      merged.append(.saved(basePosition))
+      basePosition += 1
+    }
+
+    // Counts first: the header and the directory say where everything is.
+    var namesLength = 0
+    var eventCount = 0
+    var directory: [(nameStart: Int, nameLength: Int, firstOffset: Int, count: Int)] = []
+    directory.reserveCapacity(merged.count)
+    for item in merged {
+      let (nameLength, count) = try item.sizes(base: base, recent: recent)
+      directory.append((namesLength, nameLength, eventCount, count))
+      namesLength += nameLength
+      eventCount += count
+    }
+    guard eventCount == (base?.eventCount ?? 0) + index.eventOffsets.count else {
+      throw Damaged(
+        problem:
+          "its streams hold \(eventCount) events but its ids \((base?.eventCount ?? 0) + index.eventOffsets.count)"
+      )
+    }
+    let prefix = try log.readFully(count: Int(min(index.committedEnd, prefixLimit)), at: 0)
+    let lastLine = try log.readFully(
+      count: Int(index.committedEnd - index.lastLineStart), at: index.lastLineStart)
+    let header = Header(
+      coveredEnd: index.committedEnd, lastSequence: index.lastSequence,
+      streamCount: merged.count, eventCount: eventCount, namesLength: namesLength,
+      prefixChecksum: prefix.withUnsafeBytes { CRC32C.checksum($0) },
+      lastLineChecksum: lastLine.withUnsafeBytes { CRC32C.checksum($0) },
+      lastLineStart: index.lastLineStart)
+
+    let path = path(forLog: logPath)
+    let temporary = "\(path).tmp-\(getpid())"
+    unlink(temporary)
+    let file = try FileDescriptor.open(temporary, .appendCreating)
+    var writer = PagedWriter(file: file)
+    do {
+      try header.bytes.withUnsafeBytes { try writer.append($0) }
+      for entry in directory {
+        for word in [entry.nameStart, entry.nameLength, entry.firstOffset, entry.count] {
+          try writer.append(UInt64(word))
+        }
+      }
+      for item in merged {
+        try item.withName(base: base, recent: recent) { try writer.append($0) }
+      }
+      try writer.pad(toMultipleOf: 8)
+      for item in merged {
+        if let saved = item.savedPosition, let base {
+          try base.forEachChunk(of: base.lineOffsetRange(of: try base.stream(at: saved))) {
+            try writer.append($0)
+          }
+        }
+        if let recentIndex = item.recentIndex {
+          for offset in recent[recentIndex].offsets {
+            try writer.append(UInt64(bitPattern: offset))
+          }
+        }
+      }
+      // Ids: the saved entries (sorted) with the recent ones (sorted) merged in.
+      let recentIDs = index.eventOffsets.sorted { $0.key < $1.key }
+      var savedPosition = 0
+      for (id, offset) in recentIDs {
+        if let base {
+          var low = savedPosition
+          var high = base.eventCount
+          while low < high {
+            let middle = (low + high) / 2
+            if try base.idEntry(at: middle).id < id { low = middle + 1 } else { high = middle }
+          }
+          try base.forEachChunk(of: base.idEntryRange(savedPosition..<low)) {
+            try writer.append($0)
+          }
+          savedPosition = low
+        }
+        try writer.append(id.high)
+        try writer.append(id.low)
+        try writer.append(UInt64(bitPattern: offset))
+      }
+      if let base {
+        try base.forEachChunk(of: base.idEntryRange(savedPosition..<base.eventCount)) {
+          try writer.append($0)
+        }
+      }
+      try writer.finish()
+      file.close()
+      guard rename(temporary, path) == 0 else {
+        throw EngineError.io(path: path, operation: "rename", code: errno)
+      }
+    } catch {
+      file.close()
+      unlink(temporary)
+      throw error
+    }
+  }
+
+  /// Orders byte arrays as `compare` does.
+  static func compareBytes(_ left: [UInt8], _ right: [UInt8]) -> Int {
+    left.withUnsafeBytes { left in right.withUnsafeBytes { right in compare(left, right) } }
+  }
+
+  /// One stream of a merged index: from the saved part, from what came since, or both.
+  enum MergedStream {
+    case saved(Int)
+    case recent(Int)
+    case both(Int, Int)
+
+    var savedPosition: Int? {
+      switch self {
+      case .saved(let position), .both(let position, _): position
+      case .recent: nil
+      }
+    }
+
+    var recentIndex: Int? {
+      switch self {
+      case .recent(let index), .both(_, let index): index
+      case .saved: nil
+      }
+    }
+
+    func sizes(
+      base: LogIndexFile?, recent: [(name: [UInt8], offsets: [Int64])]
+    ) throws -> (nameLength: Int, count: Int) {
+      var nameLength = 0
+      var count = 0
+      if let savedPosition, let base {
+        let stream = try base.stream(at: savedPosition)
+        nameLength = stream.name.count
+        count += stream.count
+      }
+      if let recentIndex {
+        nameLength = recent[recentIndex].name.count
+        count += recent[recentIndex].offsets.count
+      }
+      return (nameLength, count)
+    }
+
+    func withName(
+      base: LogIndexFile?, recent: [(name: [UInt8], offsets: [Int64])],
+      _ body: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+      if let recentIndex {
+        try recent[recentIndex].name.withUnsafeBytes(body)
+      } else if let savedPosition, let base {
+        try base.stream(at: savedPosition).name.withUnsafeBytes(body)
+      }
+    }
+  }
+}
+
+/// Writes a file in 1 MiB chunks, keeping a CRC-32C of every 4 KiB page; `finish` appends the
+/// table of page checksums.
+struct PagedWriter {
+  let file: FileDescriptor
+  private var buffer: [UInt8] = []
+  private var pageChecksums: [UInt32] = []
+  private var pageChecksum: UInt32 = 0
+  private var pageFill = 0
+  private(set) var count = 0
+
+  init(file: FileDescriptor) {
+    self.file = file
+    buffer.reserveCapacity(1 << 20)
+  }
+
+  mutating func append(_ bytes: UnsafeRawBufferPointer) throws {
+    var rest = bytes
+    while !rest.isEmpty {
+      let take = min(rest.count, LogIndexFile.pageSize - pageFill)
+      let part = UnsafeRawBufferPointer(rebasing: rest[..<take])
+      pageChecksum = CRC32C.checksum(part, continuing: pageChecksum)
+      pageFill += take
+      if pageFill == LogIndexFile.pageSize {
+        pageChecksums.append(pageChecksum)
+        pageChecksum = 0
+        pageFill = 0
+      }
+      buffer.append(contentsOf: part)
+      rest = UnsafeRawBufferPointer(rebasing: rest[take...])
+      if buffer.count >= 1 << 20 { try flush() }
+    }
+    count += bytes.count
+  }
+
+  mutating func append(_ word: UInt64) throws {
+    try withUnsafeBytes(of: word.littleEndian) { try append($0) }
+  }
+
+  mutating func pad(toMultipleOf alignment: Int) throws {
+    let padding = (alignment - count % alignment) % alignment
+    if padding > 0 {
+      try [UInt8](repeating: 0, count: padding).withUnsafeBytes { try append($0) }
+    }
+  }
+
+  private mutating func flush() throws {
+    try buffer.withUnsafeBytes { try file.writeAll($0) }
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  /// Closes the last page and writes the page checksums after the data.
+  mutating func finish() throws {
+    if pageFill > 0 { pageChecksums.append(pageChecksum) }
+    pageFill = 0
+    for checksum in pageChecksums {
+      withUnsafeBytes(of: checksum.littleEndian) { buffer.append(contentsOf: $0) }
+    }
+    try flush()
+  }
+}

@@ -1,0 +1,491 @@
+import Events
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// The writer's index saved beside the log (`<log>.index`), read in place, a page at a time: a
+/// writer that opens a log of ten million events looks up the streams and ids it needs
+/// in the file instead of reading the log, and reads only the lines appended since the file was
+/// saved.
+///
+/// It is a cache, never trusted past what it can check:
+/// - it is bound to its log by the checksum of the log's first bytes and of the last line it
+///   covers, both compared with the log on open; a log that is shorter, replaced or rewritten
+///   fails the check and the index is ignored (and rebuilt from the log);
+/// - every 4 KiB page of the file carries a CRC-32C, checked the first time a lookup touches the
+///   page; a bad page makes the lookup throw `LogIndexFile.Damaged`, and the writer drops the
+///   file and reads the log instead;
+/// - it is written whole to a temporary file and renamed over the old one, so `kill -9` during
+///   a save leaves the old index or the new one, never a mix.
+///
+/// Layout (little-endian; see docs/FORMAT.md, "The index file"):
+/// `header (128 bytes) | stream directory | stream names | line offsets | event ids | page CRCs`.
+/// The directory holds one 32-byte entry per stream, sorted by the name's bytes: where its name
+/// is, where its line offsets start, how many there are. Line offsets are grouped by stream,
+/// in version order. Event ids are 24-byte entries (id high, id low, line offset) sorted by id.
+///
+/// Not thread-safe (lookups record which pages they checked): an `EventLog` uses it under its
+/// lock, a reader on its own thread.
+final class LogIndexFile: @unchecked Sendable {
+  /// The file is damaged: a page's checksum or an entry does not hold.
+  struct Damaged: Error, Equatable {
+    var problem: String
+  }
+
+  static let magic: UInt64 = 0x3158_4449_594C_5052  // "RPLYIDX1"
+  static let headerSize = 128
+  static let pageSize = 4096
+  static let directoryEntrySize = 32
+  static let idEntrySize = 24
+  /// How many of the log's first bytes the binding checksum covers.
+  static let prefixLimit: Int64 = 4096
+
+  /// The index file's path for a log.
+  static func path(forLog logPath: String) -> String { logPath + ".index" }
+
+  /// The log offset just past the last line the file covers.
+  let coveredEnd: Int64
+  /// The sequence number of the last line it covers.
+  let lastSequence: Int64
+  /// Where the last covered line starts.
+  let lastLineStart: Int64
+  /// How many streams and events it holds.
+  let streamCount: Int
+  let eventCount: Int
+
+  /// Read with `pread`, a page at a time, rather than mapped: a lookup touches a few scattered
+  /// pages, and a mapping would count whole page-cache folios around them in the process's
+  /// resident size (megabytes for a binary search over the ids).
+  private let file: FileDescriptor
+  private let header: Header
+  private let directoryStart: Int
+  private let namesStart: Int
+  private let namesLength: Int
+  private let offsetsStart: Int
+  private let idsStart: Int
+  private let pageTableStart: Int
+  private let pageCount: Int
+  /// Pages read and checked so far.
+  private var pages: [Int: [UInt8]] = [:]
+  /// Blocks of 1024 page checksums read so far.
+  private var checksumBlocks: [Int: [UInt8]] = [:]
+
+  private init(file: FileDescriptor, header: Header) {
+    self.file = file
+    self.header = header
+    coveredEnd = header.coveredEnd
+    lastSequence = header.lastSequence
+    lastLineStart = header.lastLineStart
+    streamCount = header.streamCount
+    eventCount = header.eventCount
+    let layout = header.layout
+    directoryStart = layout.directoryStart
+    namesStart = layout.namesStart
+    namesLength = header.namesLength
+    offsetsStart = layout.offsetsStart
+    idsStart = layout.idsStart
+    pageTableStart = layout.pageTableStart
+    pageCount = layout.pageCount
+  }
+
+  deinit {
+    file.close()
+  }
+
+  // MARK: Opening
+
+  /// Opens the index of the log at `logPath` and checks it against the log, whose committed
+  /// lines end at `committedEnd`.
+  /// - Returns: the index, or why it cannot be used (missing, damaged, another log's, stale).
+  static func open(
+    forLog logPath: String, log: FileDescriptor, committedEnd: Int64
+  ) -> Result<LogIndexFile, Damaged> {
+    let path = path(forLog: logPath)
+    guard FileDescriptor.status(atPath: path) != nil else {
+      return .failure(Damaged(problem: "there is no index file"))
+    }
+    let file: FileDescriptor
+    let headerBytes: [UInt8]
+    let size: Int
+    do throws(EngineError) {
+      file = try FileDescriptor.open(path, .readOnly)
+    } catch {
+      return .failure(Damaged(problem: error.description))
+    }
+    do throws(EngineError) {
+      size = Int(try file.status().size)
+      headerBytes = try file.readFully(count: headerSize, at: 0)
+    } catch {
+      file.close()
+      return .failure(Damaged(problem: error.description))
+    }
+    guard size >= headerSize + 4, headerBytes.count == headerSize else {
+      file.close()
+      return .failure(Damaged(problem: "\(size) bytes is too short for an index"))
+    }
+    let header: Header
+    switch headerBytes.withUnsafeBytes({ Header.read($0, fileSize: size) }) {
+    case .success(let read): header = read
+    case .failure(let damaged):
+      file.close()
+      return .failure(damaged)
+    }
+    // From here the descriptor belongs to the index (closed by deinit).
+    let index = LogIndexFile(file: file, header: header)
+    if let problem = index.bindingProblem(log: log, committedEnd: committedEnd) {
+      return .failure(Damaged(problem: problem))
+    }
+    return .success(index)
+  }
+
+  /// Why the log is not the one this index was made from (or has lost lines it covers).
+  private func bindingProblem(log: FileDescriptor, committedEnd: Int64) -> String? {
+    guard coveredEnd <= committedEnd else {
+      return "it covers \(coveredEnd) bytes, but the log's committed lines end at \(committedEnd)"
+    }
+    guard coveredEnd > 0 else { return nil }
+    guard lastLineStart >= 0, lastLineStart < coveredEnd else {
+      return "its last line's start (\(lastLineStart)) is outside what it covers"
+    }
+    do throws(EngineError) {
+      let prefix = try log.readFully(count: Int(min(coveredEnd, Self.prefixLimit)), at: 0)
+      guard prefix.withUnsafeBytes({ CRC32C.checksum($0) }) == header.prefixChecksum else {
+        return "it was made from another log (the log's first bytes differ)"
+      }
+      let last = try log.readFully(count: Int(coveredEnd - lastLineStart), at: lastLineStart)
+      guard last.withUnsafeBytes({ CRC32C.checksum($0) }) == header.lastLineChecksum else {
+        return "the log's line at byte \(lastLineStart) is not the one the index covers"
+      }
+    } catch {
+      return error.description
+    }
+    return nil
+  }
+
+  // MARK: Reading
+
+  /// Reads exactly `count` bytes at `offset` of the index file.
+  private func read(count: Int, at offset: Int) throws(Damaged) -> [UInt8] {
+    let bytes: [UInt8]
+    do throws(EngineError) {
+      bytes = try file.readFully(count: count, at: Int64(offset))
+    } catch {
+      throw Damaged(problem: error.description)
+    }
+    guard bytes.count == count else {
+      throw Damaged(problem: "it ends at byte \(offset + bytes.count), before its data does")
+    }
+    return bytes
+  }
+
+  /// The stored checksum of page `number`.
+  private func storedChecksum(ofPage number: Int) throws(Damaged) -> UInt32 {
+    let block = number / 1024
+    let bytes: [UInt8]
+    if let cached = checksumBlocks[block] {
+      bytes = cached
+    } else {
+      let first = block * 1024
+      let count = min(1024, pageCount - first)
+      bytes = try read(count: 4 * count, at: pageTableStart + 4 * first)
+      checksumBlocks[block] = bytes
+    }
+    let position = 4 * (number % 1024)
+    return bytes.withUnsafeBytes {
+      UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt32.self))
+    }
+  }
+
+  /// Checks that `bytes`, the data of pages `first...`, match their stored checksums.
+  private func check(_ bytes: UnsafeRawBufferPointer, firstPage first: Int) throws(Damaged) {
+    var page = first
+    var start = 0
+    while start < bytes.count {
+      let end = min(start + Self.pageSize, bytes.count)
+      let actual = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+      guard actual == (try storedChecksum(ofPage: page)) else {
+        throw Damaged(problem: "page \(page) fails its checksum")
+      }
+      page += 1
+      start = end
+    }
+  }
+
+  /// Page `number`'s data, read and checked once.
+  private func page(_ number: Int) throws(Damaged) -> [UInt8] {
+    if let cached = pages[number] { return cached }
+    let start = number * Self.pageSize
+    let end = min(start + Self.pageSize, pageTableStart)
+    guard number >= 0, start < end else {
+      throw Damaged(problem: "page \(number) lies outside the index's data")
+    }
+    let bytes = try read(count: end - start, at: start)
+    let actual = bytes.withUnsafeBytes { CRC32C.checksum($0) }
+    guard actual == (try storedChecksum(ofPage: number)) else {
+      throw Damaged(problem: "page \(number) fails its checksum")
+    }
+    pages[number] = bytes
+    return bytes
+  }
+
+  /// `count` checked bytes at `offset` of the data.
+  private func bytes(at offset: Int, count: Int) throws(Damaged) -> [UInt8] {
+    guard offset >= 0, count >= 0, offset <= pageTableStart - count else {
+      throw Damaged(problem: "bytes \(offset)..<\(offset + count) lie outside the index's data")
+    }
+    var result: [UInt8] = []
+    result.reserveCapacity(count)
+    var position = offset
+    while position < offset + count {
+      let number = position / Self.pageSize
+      let page = try page(number)
+      let from = position - number * Self.pageSize
+      let take = min(page.count - from, offset + count - position)
+      result += page[from..<from + take]
+      position += take
+    }
+    return result
+  }
+
+  /// The little-endian word at `offset` of `bytes`.
+  private static func word(_ bytes: [UInt8], _ offset: Int) -> UInt64 {
+    bytes.withUnsafeBytes {
+      UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+  }
+
+  /// Calls `body` with checked chunks of about 1 MiB covering `range` of the data, in order
+  /// (for copying whole sections into a new index; the pages are not kept).
+  func forEachChunk(
+    of range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    guard range.lowerBound >= 0, range.upperBound <= pageTableStart else {
+      throw Damaged(problem: "bytes \(range) lie outside the index's data")
+    }
+    var position = range.lowerBound
+    while position < range.upperBound {
+      let firstPage = position / Self.pageSize
+      let start = firstPage * Self.pageSize
+      let end = min(start + 256 * Self.pageSize, pageTableStart)
+      let bytes = try read(count: end - start, at: start)
+      try bytes.withUnsafeBytes { raw in
+        try check(raw, firstPage: firstPage)
+        let upper = min(range.upperBound, end) - start
+        try body(UnsafeRawBufferPointer(rebasing: raw[(position - start)..<upper]))
+      }
+      position = end
+    }
+  }
+
+  /// One stream's directory entry.
+  struct Stream {
+    /// The name's bytes.
+    var name: [UInt8]
+    /// The position of its first line offset in the offsets section.
+    var firstOffset: Int
+    /// How many events it has: its version.
+    var count: Int
+  }
+
+  /// The `position`th stream of the directory (in name order).
+  func stream(at position: Int) throws(Damaged) -> Stream {
+    guard position >= 0, position < streamCount else {
+      throw Damaged(problem: "there is no stream \(position)")
+    }
+    let entry = try bytes(
+      at: directoryStart + position * Self.directoryEntrySize, count: Self.directoryEntrySize)
+    let nameStart = Self.word(entry, 0)
+    let nameLength = Self.word(entry, 8)
+    let firstOffset = Self.word(entry, 16)
+    let count = Self.word(entry, 24)
+    guard nameStart <= UInt64(namesLength), nameLength <= UInt64(namesLength) - nameStart,
+      firstOffset <= UInt64(eventCount), count <= UInt64(eventCount) - firstOffset
+    else {
+      throw Damaged(problem: "stream entry \(position) points outside the index")
+    }
+    return Stream(
+      name: try bytes(at: namesStart + Int(nameStart), count: Int(nameLength)),
+      firstOffset: Int(firstOffset), count: Int(count))
+  }
+
+  /// The directory position of the stream named `name` (its bytes), or where it would be
+  /// inserted (`found == false`).
+  func search(_ name: UnsafeRawBufferPointer) throws(Damaged) -> (position: Int, found: Bool) {
+    var low = 0
+    var high = streamCount
+    while low < high {
+      let middle = (low + high) / 2
+      let order = try stream(at: middle).name.withUnsafeBytes { Self.compare($0, name) }
+      if order == 0 { return (middle, true) }
+      if order < 0 { low = middle + 1 } else { high = middle }
+    }
+    return (low, false)
+  }
+
+  /// The stream named `name`, if the index holds it.
+  func stream(named name: UnsafeRawBufferPointer) throws(Damaged) -> Stream? {
+    let (position, found) = try search(name)
+    return found ? try stream(at: position) : nil
+  }
+
+  /// The line offsets of a stream, in version order.
+  func lineOffsets(of stream: Stream) throws(Damaged) -> [Int64] {
+    let bytes = try bytes(at: offsetsStart + 8 * stream.firstOffset, count: 8 * stream.count)
+    return (0..<stream.count).map { Int64(bitPattern: Self.word(bytes, 8 * $0)) }
+  }
+
+  /// Where a stream's line offsets are in the data (for copying them into a new index).
+  func lineOffsetRange(of stream: Stream) -> Range<Int> {
+    let start = offsetsStart + 8 * stream.firstOffset
+    return start..<start + 8 * stream.count
+  }
+
+  /// The line offset of the event with this id, if the index holds it.
+  func lineOffset(of id: EventID) throws(Damaged) -> Int64? {
+    var low = 0
+    var high = eventCount
+    while low < high {
+      let middle = (low + high) / 2
+      let entry = try idEntry(at: middle)
+      if entry.id == id { return entry.offset }
+      if entry.id < id { low = middle + 1 } else { high = middle }
+    }
+    return nil
+  }
+
+  /// The `position`th id entry (in id order).
+  func idEntry(at position: Int) throws(Damaged) -> (id: EventID, offset: Int64) {
+    guard position >= 0, position < eventCount else {
+      throw Damaged(problem: "there is no id entry \(position)")
+    }
+    let entry = try bytes(at: idsStart + position * Self.idEntrySize, count: Self.idEntrySize)
+    return (
+      EventID(high: Self.word(entry, 0), low: Self.word(entry, 8)),
+      Int64(bitPattern: Self.word(entry, 16))
+    )
+  }
+
+  /// Where id entries are in the data (for copying them into a new index).
+  func idEntryRange(_ positions: Range<Int>) -> Range<Int> {
+    idsStart + positions.lowerBound * Self.idEntrySize..<idsStart + positions.upperBound
+      * Self.idEntrySize
+  }
+
+  /// Orders names by their bytes (a shorter name before a longer one it begins).
+  static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
+    let common = min(left.count, right.count)
+    if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+      let order = memcmp(leftBase, rightBase, common)
+      if order != 0 { return Int(order) }
+    }
+    return left.count - right.count
+  }
+
+  // MARK: Header
+
+  /// The header's fields.
+  struct Header {
+    var coveredEnd: Int64
+    var lastSequence: Int64
+    var streamCount: Int
+    var eventCount: Int
+    var namesLength: Int
+    var prefixChecksum: UInt32
+    var lastLineChecksum: UInt32
+    var lastLineStart: Int64
+
+    /// Where each section starts, from the counts.
+    struct Layout {
+      var directoryStart: Int
+      var namesStart: Int
+      var offsetsStart: Int
+      var idsStart: Int
+      var pageTableStart: Int
+      var pageCount: Int
+      var fileSize: Int
+    }
+
+    var layout: Layout {
+      let directoryStart = LogIndexFile.headerSize
+      let namesStart = directoryStart + streamCount * LogIndexFile.directoryEntrySize
+      let offsetsStart = (namesStart + namesLength + 7) & ~7
+      let idsStart = offsetsStart + 8 * eventCount
+      let pageTableStart = idsStart + eventCount * LogIndexFile.idEntrySize
+      let pageCount = (pageTableStart + LogIndexFile.pageSize - 1) / LogIndexFile.pageSize
+      return Layout(
+        directoryStart: directoryStart, namesStart: namesStart, offsetsStart: offsetsStart,
+        idsStart: idsStart, pageTableStart: pageTableStart, pageCount: pageCount,
+        fileSize: pageTableStart + 4 * pageCount)
+    }
+
+    /// The header's bytes: 11 words, zeros, and its own CRC-32C in the last four bytes.
+    var bytes: [UInt8] {
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(LogIndexFile.headerSize)
+      let words: [UInt64] = [
+        LogIndexFile.magic, UInt64(bitPattern: coveredEnd), UInt64(bitPattern: lastSequence),
+        UInt64(streamCount), UInt64(eventCount), UInt64(namesLength),
+        UInt64(prefixChecksum) | UInt64(lastLineChecksum) << 32,
+        UInt64(bitPattern: lastLineStart),
+      ]
+      for word in words { withUnsafeBytes(of: word.littleEndian) { bytes += $0 } }
+      bytes += repeatElement(0, count: LogIndexFile.headerSize - 4 - bytes.count)
+      let checksum = bytes.withUnsafeBytes { CRC32C.checksum($0) }
+      withUnsafeBytes(of: checksum.littleEndian) { bytes += $0 }
+      return bytes
+    }
+
+    /// The fields, unchecked.
+    static func fields(of bytes: UnsafeRawBufferPointer) -> Header {
+      func word(_ index: Int) -> UInt64 {
+        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8 * index, as: UInt64.self))
+      }
+      return Header(
+        coveredEnd: Int64(bitPattern: word(1)), lastSequence: Int64(bitPattern: word(2)),
+        streamCount: Int(truncatingIfNeeded: word(3)), eventCount: Int(truncatingIfNeeded: word(4)),
+        namesLength: Int(truncatingIfNeeded: word(5)),
+        prefixChecksum: UInt32(truncatingIfNeeded: word(6)),
+        lastLineChecksum: UInt32(truncatingIfNeeded: word(6) >> 32),
+        lastLineStart: Int64(bitPattern: word(7)))
+    }
+
+    /// The header in `bytes`, checked: magic, checksum, counts that fit a file of `fileSize`.
+    static func read(_ bytes: UnsafeRawBufferPointer, fileSize: Int) -> Result<Header, Damaged> {
+      let magic = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+      guard magic == LogIndexFile.magic else {
+        return .failure(Damaged(problem: "it is not an index file of this version"))
+      }
+      let stored = UInt32(
+        littleEndian: bytes.loadUnaligned(
+          fromByteOffset: LogIndexFile.headerSize - 4, as: UInt32.self))
+      let checksum = CRC32C.checksum(
+        UnsafeRawBufferPointer(rebasing: bytes[..<(LogIndexFile.headerSize - 4)]))
+      guard stored == checksum else {
+        return .failure(Damaged(problem: "its header fails its checksum"))
+      }
+      let header = fields(of: bytes)
+      // Counts so large that the layout would overflow cannot come from a file this size.
+      let limit = fileSize
+      guard header.streamCount >= 0, header.eventCount >= 0, header.namesLength >= 0,
+        header.streamCount <= limit / LogIndexFile.directoryEntrySize,
+        header.eventCount <= limit / LogIndexFile.idEntrySize, header.namesLength <= limit,
+        header.coveredEnd >= 0, header.lastSequence >= 0
+      else {
+        return .failure(Damaged(problem: "its counts do not fit its \(fileSize) bytes"))
+      }
+      guard header.layout.fileSize == fileSize else {
+        return .failure(
+          Damaged(
+            problem:
+              "it is \(fileSize) bytes, but its counts make \(header.layout.fileSize) (cut short?)"
+          ))
+      }
+      return .success(header)
+    }
+  }
+}

@@ -1,0 +1,208 @@
+import Events
+import Foundation
+import Testing
+
+@testable import Engine
+
+/// The saved writer index (`<log>.index`): used when it checks against the log, ignored (and the
+/// log read instead) when it does not, and never the cause of a wrong answer.
+@Suite struct LogIndexFileTests {
+  /// A configuration that saves the index after every `threshold` events.
+  func configuration(
+    threshold: Int? = 1, reports: ReportCollector? = nil
+  ) -> EventLog.Configuration {
+    var configuration = testConfiguration(reports: reports)
+    configuration.indexSaveThreshold = threshold
+    return configuration
+  }
+
+  /// Appends `count` events spread over a few streams, with names that are equal as text but
+  /// not as bytes among them.
+  func fill(_ log: EventLog, count: Int, generator: inout SplitMix64) throws {
+    let streams = [
+      "contact-1", "contact-2", "contact-\u{E9}", "contact-e\u{301}", "location-a", "state-Ohio",
+    ]
+    for _ in 0..<count {
+      let stream = generator.pick(streams)
+      try log.append([proposed("ContactFavorited", #"{"id":"x"}"#)], to: stream)
+    }
+  }
+
+  /// Every stream's events as the log holds them, found by scanning it, keyed by the name's
+  /// bytes (a `String` key would merge "contact-é" with its decomposed twin).
+  func scanned(_ path: String) throws -> [(name: String, sequences: [Int64])] {
+    var streams: [[UInt8]: (name: String, sequences: [Int64])] = [:]
+    for event in try readAll(path) {
+      streams[Array(event.stream.utf8), default: (event.stream, [])].sequences.append(
+        event.sequence)
+    }
+    return Array(streams.values)
+  }
+
+  /// Whether the reader's stream lookup finds what a scan finds, one stream at a time (a
+  /// `Set<String>` of names would merge the twins).
+  func readerAgrees(_ path: String, _ expected: [(name: String, sequences: [Int64])]) throws
+    -> Bool
+  {
+    let reader = LogReader(path: path)
+    for (name, sequences) in expected {
+      let found = try reader.events(inStreams: [name])
+      guard found.count == 1, found.values.first?.events.map(\.sequence) == sequences else {
+        return false
+      }
+    }
+    return try reader.events(inStreams: ["contact-404"]).isEmpty
+  }
+
+  @Test func aReopenedWriterAnswersFromTheSavedIndex() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      var generator = SplitMix64(seed: TestSeed.make("aReopenedWriterAnswersFromTheSavedIndex"))
+      do {
+        let log = try EventLog(path: path, configuration: configuration(threshold: 5))
+        try fill(log, count: 40, generator: &generator)
+      }
+      #expect(FileManager.default.fileExists(atPath: path + ".index"))
+      let expected = try scanned(path)
+      let reopened = try EventLog(path: path, configuration: configuration(threshold: nil))
+      for (stream, sequences) in expected {
+        #expect(try reopened.version(of: stream) == Int64(sequences.count))
+        #expect(try reopened.events(inStream: stream).events.map(\.sequence) == sequences)
+      }
+      #expect(try reopened.version(of: "contact-404") == 0)
+      #expect(try reopened.streamCount() == expected.count)
+      #expect(
+        try reopened.streamNames(withPrefix: "contact-").map { Array($0.utf8) }.sorted {
+          $0.lexicographicallyPrecedes($1)
+        }
+          == expected.map(\.name).filter { $0.hasPrefix("contact-") }.map { Array($0.utf8) }
+          .sorted { $0.lexicographicallyPrecedes($1) })
+      // Every id is known, so appending one again is a duplicate, not a new event.
+      let first = try readAll(path)[0]
+      #expect(try reopened.contains(eventID: first.id))
+      let outcome = try reopened.append(
+        [ProposedEvent(id: first.id, type: first.type, data: first.data)], to: first.stream)
+      #expect(outcome.map(\.isDuplicate) == [true])
+      // The reader's stream lookup agrees with a scan.
+      #expect(try readerAgrees(path, expected))
+    }
+  }
+
+  @Test func randomAppendsReopensAndSavesMatchAScan() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      var generator = SplitMix64(seed: TestSeed.make("randomAppendsReopensAndSavesMatchAScan"))
+      for round in 0..<12 {
+        // Each round is a new process as far as the log can tell: a new writer, a random
+        // threshold (sometimes never saving, so the next round reads past the saved index).
+        let threshold = generator.pick([1, 3, 7, nil])
+        let log = try EventLog(path: path, configuration: configuration(threshold: threshold))
+        try fill(log, count: Int(generator.next() % 15), generator: &generator)
+        let expected = try scanned(path)
+        for (stream, sequences) in expected {
+          #expect(
+            try log.version(of: stream) == Int64(sequences.count), "round \(round), \(stream)")
+        }
+        #expect(try readerAgrees(path, expected), "round \(round)")
+      }
+    }
+  }
+
+  @Test func aDamagedIndexIsIgnoredAndTheLogReadInstead() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      var generator = SplitMix64(seed: TestSeed.make("aDamagedIndexIsIgnoredAndTheLogReadInstead"))
+      do {
+        let log = try EventLog(path: path, configuration: configuration())
+        try fill(log, count: 30, generator: &generator)
+      }
+      let expected = try scanned(path)
+      let original = try Data(contentsOf: URL(fileURLWithPath: path + ".index"))
+      // Every byte of the index, flipped in turn: no answer changes.
+      for position in stride(from: 0, to: original.count, by: max(1, original.count / 40)) {
+        var damaged = original
+        damaged[position] ^= 0x5A
+        try damaged.write(to: URL(fileURLWithPath: path + ".index"))
+        let reports = ReportCollector()
+        let log = try EventLog(
+          path: path, configuration: configuration(threshold: nil, reports: reports))
+        for (stream, sequences) in expected {
+          #expect(try log.version(of: stream) == Int64(sequences.count), "byte \(position)")
+          #expect(
+            try log.events(inStream: stream).events.map(\.sequence) == sequences,
+            "byte \(position)")
+        }
+        #expect(try readerAgrees(path, expected), "byte \(position)")
+      }
+    }
+  }
+
+  @Test func anIndexOfAnotherLogOrOfLinesNoLongerThereIsIgnored() throws {
+    try withTemporaryDirectory { directory in
+      let first = directory + "/first.jsonl"
+      let second = directory + "/second.jsonl"
+      var generator = SplitMix64(seed: TestSeed.make("anIndexOfAnotherLogIsIgnored"))
+      for path in [first, second] {
+        let log = try EventLog(path: path, configuration: configuration())
+        try fill(log, count: 20, generator: &generator)
+      }
+      // The first log's index beside the second log.
+      try FileManager.default.removeItem(atPath: second + ".index")
+      try FileManager.default.copyItem(atPath: first + ".index", toPath: second + ".index")
+      let log = try EventLog(path: second, configuration: configuration(threshold: nil))
+      for (stream, sequences) in try scanned(second) {
+        #expect(try log.version(of: stream) == Int64(sequences.count))
+      }
+      // A log cut shorter than its index covers (by hand: as `repair` might).
+      let bytes = try Data(contentsOf: URL(fileURLWithPath: first))
+      let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+      let kept = lines.prefix(10).map { Data($0) + Data([0x0A]) }.reduce(Data(), +)
+      try kept.write(to: URL(fileURLWithPath: first))
+      let cut = try EventLog(path: first, configuration: configuration(threshold: nil))
+      #expect(cut.lastSequence == 10)
+      for (stream, sequences) in try scanned(first) {
+        #expect(try cut.version(of: stream) == Int64(sequences.count))
+      }
+    }
+  }
+
+  @Test func anUnfinishedSaveLeavesTheOldIndexOrNone() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      var generator = SplitMix64(seed: TestSeed.make("anUnfinishedSaveLeavesTheOldIndexOrNone"))
+      do {
+        let log = try EventLog(path: path, configuration: configuration())
+        try fill(log, count: 25, generator: &generator)
+      }
+      let expected = try scanned(path)
+      // What `kill -9` part-way through writing leaves: a cut-short file (had it been renamed).
+      let index = try Data(contentsOf: URL(fileURLWithPath: path + ".index"))
+      for length in [0, 10, 127, 128, index.count / 2, index.count - 1] {
+        try index.prefix(length).write(to: URL(fileURLWithPath: path + ".index"))
+        let log = try EventLog(path: path, configuration: configuration(threshold: nil))
+        for (stream, sequences) in expected {
+          #expect(try log.version(of: stream) == Int64(sequences.count), "length \(length)")
+        }
+      }
+    }
+  }
+
+  @Test func aWriterReadsWhatAnotherAppendedAfterTheSave() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      var generator = SplitMix64(seed: TestSeed.make("aWriterReadsWhatAnotherAppendedAfterTheSave"))
+      let saving = try EventLog(path: path, configuration: configuration(threshold: 1))
+      try fill(saving, count: 10, generator: &generator)
+      let other = try EventLog(path: path, configuration: configuration(threshold: nil))
+      try fill(other, count: 10, generator: &generator)
+      // `saving` holds the saved index; the other writer's events come after it.
+      try fill(saving, count: 5, generator: &generator)
+      try other.refresh()
+      for (stream, sequences) in try scanned(path) {
+        #expect(try saving.version(of: stream) == Int64(sequences.count))
+        #expect(try other.version(of: stream) == Int64(sequences.count))
+        #expect(try saving.events(inStream: stream).events.map(\.sequence) == sequences)
+      }
+    }
+  }
+}
