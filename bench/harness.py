@@ -56,16 +56,18 @@ class Harness:
         """Runs a command that prints one JSON object as its last line."""
         return json.loads(self.run(command).strip().splitlines()[-1])
 
-    def time_process(self, name, command, runs=None):
+    def time_process(self, name, command, runs=None, prepare=None):
         """Median wall-clock seconds of a whole process (hyperfine, else a loop), after one
-        warm-up run."""
+        warm-up run; `prepare` (a command) runs before each run, untimed."""
         runs = runs or self.runs
         if self.hyperfine:
             with tempfile.NamedTemporaryFile(suffix=".json", dir=self.work) as export:
+                preparing = (["--prepare", " ".join(quote(part) for part in prepare)]
+                             if prepare else [])
                 result = subprocess.run(
                     [
                         self.hyperfine, "--style", "none", "-N", "--warmup", "1",
-                        "--runs", str(runs), "--export-json", export.name,
+                        "--runs", str(runs), "--export-json", export.name, *preparing,
                         "--command-name", name, " ".join(quote(part) for part in command),
                     ],
                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -76,6 +78,8 @@ class Harness:
                     return json.load(file)["results"][0]["median"]
         times = []
         for attempt in range(runs + 1):
+            if prepare:
+                subprocess.run(prepare, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             start = time.perf_counter()
             result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             elapsed = time.perf_counter() - start
@@ -141,6 +145,8 @@ class Harness:
         # A new log gets no sidecars of the old one (verify would rightly report them).
         for sidecar in (path + ".checkpoints", path + ".quarantine"):
             shutil.rmtree(sidecar, ignore_errors=True)
+        if os.path.exists(path + ".index"):
+            os.remove(path + ".index")
         start = time.perf_counter()
         self.run(
             [self.replay, "generate", "--events", str(count), "--seed", "1", "--log", path,
@@ -342,6 +348,54 @@ class Harness:
                  f" at the end: {at_end:.3f} s")
         self.sections.append(("Time travel: state at a random point", table))
 
+    def scale_stage(self):
+        """One append, one favourite, one history: on the generated log against a log that holds
+        only the contact they touch (the writer's index, `<log>.index`, keeps them from reading
+        the whole log). Fresh processes, durable appends."""
+        table = [["command, fresh process", "tiny log: s", "MiB", "generated log: s", "MiB",
+                  "ratio (time, memory)", "target"]]
+        tiny = os.path.join(self.work, "scale-tiny.jsonl")
+        for path in (tiny, tiny + ".index"):
+            if os.path.exists(path):
+                os.remove(path)
+        added = '{"stream":"contact-13","type":"ContactAdded","data":{"id":"13","name":"Ana"}}\n'
+        subprocess.run([self.replay, "append", "--file", "-", "--log", tiny], input=added,
+                       text=True, check=True, stdout=subprocess.DEVNULL)
+        # The first write to the generated log saves its index if `generate` did not.
+        self.run([self.replay, "contacts", "unfavorite", "13", "--log", self.log])
+        index_size = os.path.getsize(self.log + ".index") if os.path.exists(self.log + ".index") else 0
+        commands = [
+            ("append one event (replay append --stream --type --data)",
+             lambda log: [self.replay, "append", "--stream", "contact-13", "--type",
+                          "ContactFavorited", "--data", '{"id":"13"}', "--log", log],
+             None, "≤ 1.2×"),
+            ("contacts favorite 13 (decided on its stream)",
+             lambda log: [self.replay, "contacts", "favorite", "13", "--log", log],
+             lambda log: [self.replay, "contacts", "unfavorite", "13", "--log", log], "≤ 1.2×"),
+            ("history contact-13",
+             lambda log: [self.replay, "history", "contact-13", "--log", log], None,
+             "≤ 50 ms at 10 M events"),
+        ]
+        for label, command, prepare, target in commands:
+            measured = []
+            for log in (tiny, self.log):
+                seconds = self.time_process(
+                    f"scale-{len(table)}", command(log),
+                    prepare=prepare(log) if prepare else None)
+                if prepare:
+                    subprocess.run(prepare(log), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                rss = self.peak_rss_kib(command(log))
+                measured.append((seconds, rss))
+            (tiny_s, tiny_rss), (big_s, big_rss) = measured
+            table.append([label, f"{tiny_s:.4f}", f"{tiny_rss / 1024:.1f}", f"{big_s:.4f}",
+                          f"{big_rss / 1024:.1f}",
+                          f"{big_s / tiny_s:.2f}×, {big_rss / tiny_rss:.2f}×", target])
+            self.say(f"  {label}: {tiny_s:.4f} s / {big_s:.4f} s, {tiny_rss} / {big_rss} KiB")
+        share = 100 * index_size / os.path.getsize(self.log)
+        table.append(["the index beside the generated log", "", "", f"{index_size / 1e6:,.1f} MB",
+                      "", f"{share:.1f} % of the log", ""])
+        self.sections.append(("Costs that do not grow with the log", table))
+
     def nearest_stage(self):
         points = self.points
         points_path = os.path.join(self.work, "points.f64")
@@ -420,6 +474,7 @@ class Harness:
             ("state", "4. state --at with checkpoints", self.state_stage),
             ("nearest", "5. nearest neighbours", self.nearest_stage),
             ("memory", "6. peak memory of replay rebuild", self.memory_stage),
+            ("scale", "7. costs that do not grow with the log", self.scale_stage),
         ]
         chosen = set(self.options.stages.split(",")) if self.options.stages else None
         self.rebuild_seconds = None
@@ -558,7 +613,7 @@ def main():
     parser.add_argument("--venv-reason")
     parser.add_argument("--hyperfine")
     parser.add_argument("--command", default="bench/run.sh")
-    parser.add_argument("--stages", help="only these, comma-separated: read,write,state,nearest,memory")
+    parser.add_argument("--stages", help="only these, comma-separated: read,write,state,nearest,memory,scale")
     sys.exit(Harness(parser.parse_args()).main())
 
 

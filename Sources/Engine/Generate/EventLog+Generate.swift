@@ -60,6 +60,8 @@ extension EventLog {
       progress?(summary.eventCount)
     }
     summary.byteCount = state.withLock { $0.index.committedEnd } - startOffset
+    // One save at the end, so the next process reads none of what was generated.
+    if count > 0 { try saveIndex() }
     return summary
   }
 }

@@ -268,10 +268,35 @@ public final class EventLog: Sendable {
 
   /// Saves the index beside the log when enough events were read or appended past the saved
   /// one. A failure is reported, never thrown: the write it follows is done.
+  ///
+  /// A save copies the whole saved index, so it is due when the lines past it are worth that:
+  /// `threshold` or more lines that this writer had to *read* (every later process would read
+  /// them again), or, for lines it appended itself, a quarter of the saved index (so a writer
+  /// that appends millions of events saves a few times, not thousands). `saveIndex()` saves at
+  /// once, e.g. when a long write ends.
   private func saveIndexIfDue(_ state: inout State) {
-    guard let threshold = configuration.indexSaveThreshold,
-      state.index.linesSinceBase >= threshold, let file = state.file
+    guard let threshold = configuration.indexSaveThreshold else { return }
+    let pending = state.index.linesSinceBase
+    let saved = state.index.base?.eventCount ?? 0
+    guard pending >= threshold,
+      state.index.linesReadSinceBase >= threshold || pending >= saved / 4
     else { return }
+    saveIndex(&state)
+  }
+
+  /// Saves the writer's index beside the log now (`<log>.index`), so that the next process to
+  /// open the log reads only what is appended after this point. Writers save it on their own
+  /// (see `Configuration.indexSaveThreshold`); call this when a long series of writes ends.
+  /// - Throws: `EngineError.lockTimeout`, `.io` for the log; a failure to save the index itself
+  ///   is reported through `Configuration.report`, not thrown.
+  public func saveIndex() throws {
+    try withLockedLog { state in
+      if state.index.linesSinceBase > 0 { saveIndex(&state) }
+    }
+  }
+
+  private func saveIndex(_ state: inout State) {
+    guard let file = state.file, state.index.committedEnd > 0 else { return }
     do {
       try LogIndexFile.save(state.index, forLog: path, log: file)
       switch LogIndexFile.open(forLog: path, log: file, committedEnd: state.index.committedEnd) {

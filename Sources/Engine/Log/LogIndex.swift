@@ -34,6 +34,9 @@ struct LogIndex {
 
   /// How many lines the memory part holds (what a new save would add to the saved index).
   var linesSinceBase: Int { eventOffsets.count }
+  /// How many of them were read from the file (appended by others, or before this writer
+  /// opened the log) rather than appended by this writer.
+  var linesReadSinceBase = 0
 
   /// The stream's current version; 0 when it has no events.
   func version(of stream: String) throws -> Int64 {
@@ -120,6 +123,7 @@ struct LogIndex {
       lastLineStart = line.offset
       return true
     }
+    linesReadSinceBase += Int(summary.lastSequence - lastSequence)
     committedEnd = summary.endOffset
     lastSequence = summary.lastSequence
     self.lastLineStart = lastLineStart

@@ -93,7 +93,7 @@ extension LogIndexFile {
       try writer.pad(toMultipleOf: 8)
       for item in merged {
         if let saved = item.savedPosition, let base {
-          try base.forEachChunk(of: base.lineOffsetRange(of: try base.stream(at: saved))) {
+          try base.withSequentialBytes(base.lineOffsetRange(of: try base.stream(at: saved))) {
             try writer.append($0)
           }
         }
@@ -103,31 +103,44 @@ extension LogIndexFile {
           }
         }
       }
-      // Ids: the saved entries (sorted) with the recent ones (sorted) merged in.
+      // Ids: the saved entries (sorted) with the recent ones (sorted) merged in, in one pass.
       let recentIDs = index.eventOffsets.sorted { $0.key < $1.key }
-      var savedPosition = 0
-      for (id, offset) in recentIDs {
-        if let base {
-          var low = savedPosition
-          var high = base.eventCount
-          while low < high {
-            let middle = (low + high) / 2
-            if try base.idEntry(at: middle).id < id { low = middle + 1 } else { high = middle }
-          }
-          try base.forEachChunk(of: base.idEntryRange(savedPosition..<low)) {
-            try writer.append($0)
-          }
-          savedPosition = low
+      var next = 0
+      func appendRecent(below limit: EventID?) throws {
+        while next < recentIDs.count, limit.map({ recentIDs[next].key < $0 }) ?? true {
+          let (id, offset) = recentIDs[next]
+          try writer.append(id.high)
+          try writer.append(id.low)
+          try writer.append(UInt64(bitPattern: offset))
+          next += 1
         }
-        try writer.append(id.high)
-        try writer.append(id.low)
-        try writer.append(UInt64(bitPattern: offset))
       }
       if let base {
-        try base.forEachChunk(of: base.idEntryRange(savedPosition..<base.eventCount)) {
-          try writer.append($0)
+        let perBlock = 43_690  // about 1 MiB of entries
+        var position = 0
+        while position < base.eventCount {
+          let count = min(perBlock, base.eventCount - position)
+          try base.withSequentialBytes(base.idEntryRange(position..<position + count)) { entries in
+            var runStart = 0
+            for entry in 0..<count {
+              let at = entry * idEntrySize
+              let id = EventID(
+                high: UInt64(
+                  littleEndian: entries.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
+                low: UInt64(
+                  littleEndian: entries.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)))
+              guard next < recentIDs.count, recentIDs[next].key < id else { continue }
+              // Recent ids go before this entry: the saved run before it first.
+              try writer.append(UnsafeRawBufferPointer(rebasing: entries[runStart..<at]))
+              runStart = at
+              try appendRecent(below: id)
+            }
+            try writer.append(UnsafeRawBufferPointer(rebasing: entries[runStart...]))
+          }
+          position += count
         }
       }
+      try appendRecent(below: nil)
       try writer.finish()
       file.close()
       guard rename(temporary, path) == 0 else {

@@ -74,6 +74,8 @@ final class LogIndexFile: @unchecked Sendable {
   private var pages: [Int: [UInt8]] = [:]
   /// Blocks of 1024 page checksums read so far.
   private var checksumBlocks: [Int: [UInt8]] = [:]
+  /// The last block `withSequentialBytes` read.
+  private var block: (start: Int, bytes: [UInt8]) = (0, [])
 
   private init(file: FileDescriptor, header: Header) {
     self.file = file
@@ -259,26 +261,30 @@ final class LogIndexFile: @unchecked Sendable {
     }
   }
 
-  /// Calls `body` with checked chunks of about 1 MiB covering `range` of the data, in order
-  /// (for copying whole sections into a new index; the pages are not kept).
-  func forEachChunk(
-    of range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> Void
-  ) throws {
+  /// Calls `body` with the checked bytes of `range` of the data, read through a block of at
+  /// least 1 MiB that calls for ranges further on reuse: for copying whole sections into a new
+  /// index, front to back, with one read per block.
+  func withSequentialBytes<T>(
+    _ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> T
+  ) throws -> T {
     guard range.lowerBound >= 0, range.upperBound <= pageTableStart else {
       throw Damaged(problem: "bytes \(range) lie outside the index's data")
     }
-    var position = range.lowerBound
-    while position < range.upperBound {
-      let firstPage = position / Self.pageSize
-      let start = firstPage * Self.pageSize
-      let end = min(start + 256 * Self.pageSize, pageTableStart)
+    if range.isEmpty { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+    if range.lowerBound < block.start || range.upperBound > block.start + block.bytes.count {
+      let start = range.lowerBound / Self.pageSize * Self.pageSize
+      let wanted = max(range.upperBound, start + 256 * Self.pageSize)
+      let end = min(
+        (wanted + Self.pageSize - 1) / Self.pageSize * Self.pageSize, pageTableStart)
       let bytes = try read(count: end - start, at: start)
-      try bytes.withUnsafeBytes { raw in
-        try check(raw, firstPage: firstPage)
-        let upper = min(range.upperBound, end) - start
-        try body(UnsafeRawBufferPointer(rebasing: raw[(position - start)..<upper]))
-      }
-      position = end
+      try bytes.withUnsafeBytes { raw in try check(raw, firstPage: start / Self.pageSize) }
+      block = (start, bytes)
+    }
+    let offset = block.start
+    return try block.bytes.withUnsafeBytes { raw in
+      try body(
+        UnsafeRawBufferPointer(
+          rebasing: raw[(range.lowerBound - offset)..<(range.upperBound - offset)]))
     }
   }
 

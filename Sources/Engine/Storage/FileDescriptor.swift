@@ -211,6 +211,15 @@ struct FileDescriptor: Sendable {
     return false
   }
 
+  /// Takes the shared advisory lock, waiting as long as an exclusive holder keeps it (a
+  /// writer holds it only while it writes and syncs).
+  func lockShared() throws(EngineError) {
+    while flock(rawValue, LOCK_SH) != 0 {
+      let code = errno
+      if code != EINTR { throw .io(path: path, operation: "flock", code: code) }
+    }
+  }
+
   func unlock() {
     _ = flock(rawValue, LOCK_UN)
   }

@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Foundation
 
 /// `replay log`: the raw events, filtered.
 enum LogCommand {
@@ -14,33 +15,59 @@ enum LogCommand {
       """,
     options: [
       CommonOptions.log,
-      Option(names: ["--from"], valueName: "seq", help: "The first seq to list."),
+      Option(
+        names: ["--from"], valueName: "seq|time",
+        help: "The first seq to list, or the first time (ISO 8601) to list from."),
       Option(names: ["--to"], valueName: "seq", help: "The last seq to list."),
       Option(names: ["--stream"], valueName: "stream", help: "Only this stream's events."),
+      Option(
+        names: ["--category"], valueName: "category",
+        help: "Only events of streams in this category (contact, state, location, ...)."),
       Option(names: ["--type"], valueName: "type", help: "Only events of this type."),
       Option(names: ["--limit"], valueName: "n", help: "At most this many events."),
+      Option.flag(
+        ["-f", "--follow"],
+        help:
+          "Keep going: print each new event as it is committed, until Ctrl-C, a closed pipe, --to or --limit."
+      ),
       Option.flag(["--json"], help: "Print the stored lines (JSON envelopes) instead of a table."),
     ],
     run: run)
 
+  /// `--from`: a seq or a time.
+  enum From: Equatable {
+    case sequence(Int64)
+    case time(Timestamp)
+  }
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let positive = "expected a whole number ≥ 1"
     let from =
-      try invocation.parse("--from", expecting: positive) {
-        Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-      } ?? 1
+      try invocation.parse(
+        "--from",
+        expecting:
+          "expected a seq (a whole number ≥ 1) or an ISO 8601 time such as 2026-11-03T12:00:00Z"
+      ) { text -> From? in
+        if let sequence = Int64(text) { return sequence >= 1 ? .sequence(sequence) : nil }
+        return Timestamp.parseISO8601(text).map { .time($0) }
+      } ?? .sequence(1)
+    let positive = "expected a whole number ≥ 1"
     let to = try invocation.parse("--to", expecting: positive) {
       Int64($0).flatMap { $0 >= 1 ? $0 : nil }
     }
     let limit = try invocation.parse("--limit", expecting: "expected a whole number ≥ 0") {
       Int($0).flatMap { $0 >= 0 ? $0 : nil }
     }
-    if let to, to < from {
-      throw UsageError("'--to' (\(to)) is before '--from' (\(from))")
+    if let to, case .sequence(let first) = from, to < first {
+      throw UsageError("'--to' (\(to)) is before '--from' (\(first))")
     }
-    let stream = invocation.value("--stream")
-    let type = invocation.value("--type")
+    var filter = EventFilter()
+    if let stream = invocation.value("--stream") { filter.streams = [stream] }
+    if let category = invocation.value("--category") {
+      filter.categories = [category.hasSuffix("-") ? String(category.dropLast()) : category]
+    }
+    if let type = invocation.value("--type") { filter.types = [type] }
     let json = invocation.flag("--json")
+    let follow = invocation.flag("--follow")
     var table = StreamingTextTable([
       .init(title: "SEQ", alignment: .right), .init(title: "TIME"),
       .init(title: "STREAM", maximumWidth: 48),
@@ -50,11 +77,7 @@ enum LogCommand {
     ]) { invocation.terminal.write($0) }
     var shown = 0
     if limit == 0 { return .success }
-    try invocation.logReader.forEachEvent { line in
-      if line.sequence < from { return true }
-      if let to, line.sequence > to { return false }
-      if let stream, line.stream != stream { return true }
-      if let type, line.type != type { return true }
+    func show(_ line: EventLine) -> Bool {
       if json {
         invocation.terminal.write(bytes: Array(line.bytes) + [0x0A])
       } else {
@@ -67,10 +90,75 @@ enum LogCommand {
       shown += 1
       return limit.map { shown < $0 } ?? true
     }
+    if follow {
+      try self.follow(
+        invocation, from: from, to: to, filter: filter, flushTable: { table.finish() },
+        show: show)
+      return .success
+    }
+    let reader = invocation.logReader
+    var start = LogReader.Position.start
+    var firstSequence: Int64 = 1
+    var notBefore: Timestamp?
+    switch from {
+    case .sequence(let sequence):
+      firstSequence = sequence
+      if sequence > 1, let position = try reader.position(afterSequence: sequence - 1) {
+        start = position
+      }
+    case .time(let instant):
+      // Times never go backwards: the first event at or after the time starts the listing.
+      notBefore = instant
+    }
+    try reader.forEachEvent(from: start) { line in
+      if line.sequence < firstSequence { return true }
+      if let to, line.sequence > to { return false }
+      if let time = notBefore {
+        if line.timestamp < time { return true }
+        notBefore = nil
+      }
+      guard filter.isEmpty || filter.matches(line) else { return true }
+      return show(line)
+    }
     if !json {
       table.finish()
       if shown == 0 { invocation.terminal.writeError("note: no events match\n") }
     }
     return .success
+  }
+
+  /// `--follow`: the committed events from `from`, then each new one, until `body` says stop,
+  /// `--to` is passed, Ctrl-C, or standard output's reader goes away.
+  static func follow(
+    _ invocation: ParsedInvocation, from: From, to: Int64?, filter: EventFilter,
+    flushTable: () -> Void, show: (EventLine) -> Bool
+  ) throws {
+    let start: FollowStart =
+      switch from {
+      case .sequence(let sequence): .afterSequence(sequence - 1)
+      case .time(let instant): .time(instant)
+      }
+    let follower = LogFollower(path: invocation.logPath, from: start, filter: filter)
+    let stop = FollowInterruption(stopping: follower)
+    defer { stop.cancel() }
+    var waitingSaid = false
+    var delivered = false
+    func caughtUp() -> Bool {
+      flushTable()
+      invocation.terminal.flush()
+      if !delivered, !waitingSaid, isatty(STDERR_FILENO) == 1 {
+        waitingSaid = true
+        invocation.terminal.writeError(
+          "note: waiting for events from \(start) to be appended (Ctrl-C to stop)\n")
+      }
+      return true
+    }
+    try follower.follow(caughtUp: caughtUp) { line in
+      if let to, line.sequence > to { return false }
+      delivered = true
+      return show(line)
+    }
+    flushTable()
+    invocation.terminal.flush()
   }
 }

@@ -26,6 +26,11 @@ enum StateCommand {
     options: [CommonOptions.log] + ReadOptions.point + [
       Option(names: ["--id"], valueName: "id", help: "Show one entity's detail (needs <model>)."),
       ReadOptions.locale, ReadOptions.timeZone, CommonOptions.json,
+      Option.flag(
+        ["-f", "--follow"],
+        help:
+          "Keep going: show the model again after each burst of new events (with --json, a new document a line), until Ctrl-C or a closed pipe."
+      ),
     ],
     run: run)
 
@@ -36,10 +41,51 @@ enum StateCommand {
       throw UsageError("'--id' needs a <model>, e.g. 'replay state contacts --id 13'")
     }
     let options = try invocation.viewOptions()
-    let result = try invocation.rebuild(models: model.map { [$0] })
+    let follow = invocation.flag("--follow")
+    if follow, try invocation.replayPoint() != .end {
+      throw UsageError(
+        "'--follow' shows the end of the log as it grows: leave out '--at' and '--as-of'")
+    }
+    var result = try invocation.rebuild(models: model.map { [$0] })
+    try show(model: model, id: id, result: result, options: options, invocation)
+    guard follow else { return .success }
+    // Each new event is folded into the models already held; nothing is replayed again.
+    let follower = LogFollower(
+      path: invocation.logPath, from: .afterSequence(result.lastSequence))
+    let interruption = FollowInterruption(stopping: follower)
+    defer { interruption.cancel() }
+    var pending = 0
+    invocation.terminal.flush()
+    func caughtUp() throws -> Bool {
+      if pending > 0 {
+        pending = 0
+        if !invocation.flag("--json") { invocation.terminal.write("\n") }
+        try show(model: model, id: id, result: result, options: options, invocation)
+      }
+      invocation.terminal.flush()
+      return true
+    }
+    try follower.follow(caughtUp: caughtUp) { line in
+      let event = line.recordedEvent()
+      try result.models.fold(event, path: invocation.logPath)
+      result.lastSequence = event.sequence
+      result.lastFoldedSequence = event.sequence
+      pending += 1
+      return true
+    }
+    invocation.terminal.flush()
+    return .success
+  }
+
+  /// Prints the models (or one entity) of `result`.
+  static func show(
+    model: String?, id: String?, result: Replayer.Result, options: ViewOptions,
+    _ invocation: ParsedInvocation
+  ) throws {
     let names = model.map { [$0] } ?? ReadModels.modelNames
     if let id, let model {
-      return try detail(of: id, in: model, result: result, options: options, invocation)
+      _ = try detail(of: id, in: model, result: result, options: options, invocation)
+      return
     }
     if invocation.flag("--json") {
       var writer = JSONWriter(capacity: 1 << 16)
@@ -57,14 +103,13 @@ enum StateCommand {
       }
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
-      return .success
+      return
     }
     var text = "\(invocation.logPath) \(pointDescription(try invocation.replayPoint(), result))\n\n"
     for name in names {
       text += "== \(name) ==\n" + table(name, result.models, options: options) + "\n"
     }
     invocation.terminal.write(text)
-    return .success
   }
 
   /// `at seq 147`, or `as of <time> (every event at or before it; the last is seq 140)`.

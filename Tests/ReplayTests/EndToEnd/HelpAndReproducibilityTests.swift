@@ -66,9 +66,9 @@ import Testing
     #expect(result.status == 64)
     #expect(
       result.error == """
-        Error: Missing value for '--from <seq>'
-        Help:  --from <seq>  The first seq to list.
-        Usage: replay log [--log <path>] [--from <seq>] [--to <seq>] [--stream <stream>] [--type <type>] [--limit <n>] [--json]
+        Error: Missing value for '--from <seq|time>'
+        Help:  --from <seq|time>  The first seq to list, or the first time (ISO 8601) to list from.
+        Usage: replay log [--log <path>] [--from <seq|time>] [--to <seq>] [--stream <stream>] [--category <category>] [--type <type>] [--limit <n>] [--follow] [--json]
           See 'replay log --help' for more information.
 
         """)

@@ -1,0 +1,270 @@
+import Events
+import Synchronization
+
+/// Where following a log starts.
+public enum FollowStart: Sendable, Equatable, CustomStringConvertible {
+  /// From seq 1.
+  case beginning
+  /// From the event after this seq (resuming after the last one handled).
+  case afterSequence(Int64)
+  /// From the first event stamped at or after this time.
+  case time(Timestamp)
+  /// Only events appended from now on.
+  case end
+
+  public var description: String {
+    switch self {
+    case .beginning: "the beginning"
+    case .afterSequence(let sequence): "after seq \(sequence)"
+    case .time(let instant): "\(instant)"
+    case .end: "the end"
+    }
+  }
+}
+
+/// Which events a follower delivers: all, or those of some streams, categories or types (each
+/// list that is not empty must match; names compare as bytes).
+public struct EventFilter: Sendable, Equatable {
+  /// Whole stream names, e.g. `contact-13`.
+  public var streams: [String]
+  /// Categories: a stream name's part before its first `-`, e.g. `contact`.
+  public var categories: [String]
+  /// Event types, e.g. `ContactFavorited`.
+  public var types: [String]
+
+  public init(streams: [String] = [], categories: [String] = [], types: [String] = []) {
+    self.streams = streams
+    self.categories = categories
+    self.types = types
+  }
+
+  /// Whether every event passes.
+  public var isEmpty: Bool { streams.isEmpty && categories.isEmpty && types.isEmpty }
+
+  /// Whether the event of `line` passes.
+  public func matches(_ line: EventLine) -> Bool {
+    if !streams.isEmpty || !categories.isEmpty {
+      let stream: [UInt8] =
+        line.streamSlice.hasEscapes ? Array(line.stream.utf8) : Array(line.streamBytes)
+      if !streams.isEmpty, !streams.contains(where: { $0.utf8.elementsEqual(stream) }) {
+        return false
+      }
+      if !categories.isEmpty, !categories.contains(where: { Self.is(stream, in: $0) }) {
+        return false
+      }
+    }
+    if !types.isEmpty {
+      let type: [UInt8] = Array(line.typeBytes)
+      if !types.contains(where: { $0.utf8.elementsEqual(type) }) { return false }
+    }
+    return true
+  }
+
+  /// Whether `event` passes.
+  public func matches(_ event: RecordedEvent) -> Bool {
+    let stream = Array(event.stream.utf8)
+    if !streams.isEmpty, !streams.contains(where: { $0.utf8.elementsEqual(stream) }) {
+      return false
+    }
+    if !categories.isEmpty, !categories.contains(where: { Self.is(stream, in: $0) }) {
+      return false
+    }
+    if !types.isEmpty, !types.contains(where: { $0.utf8.elementsEqual(event.type.utf8) }) {
+      return false
+    }
+    return true
+  }
+
+  /// Whether a stream's name begins with `category` and a `-`.
+  static func `is`(_ stream: [UInt8], in category: String) -> Bool {
+    let prefix = Array(category.utf8) + [0x2D]
+    return stream.starts(with: prefix)
+  }
+}
+
+/// Why following a log stopped with an error.
+public enum FollowError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The path now names another file, or none (the log was replaced, moved or deleted).
+  case logReplaced(path: String)
+  /// The log is shorter than what was already delivered (cut by hand, or by `repair`).
+  case logTruncated(path: String, delivered: Int64, size: Int64)
+
+  public var description: String {
+    switch self {
+    case .logReplaced(let path):
+      "'\(path)' was replaced, moved or deleted while it was followed; follow it again (with --from <the last seq handled>) to go on"
+    case .logTruncated(let path, let delivered, let size):
+      "'\(path)' is \(size) bytes, shorter than the \(delivered) bytes already delivered: lines that were delivered are gone (a 'replay repair', or an edit by hand?); check it with 'replay verify'"
+    }
+  }
+}
+
+/// Follows a log: delivers its committed events from a start, then each new one as it is
+/// appended, by this process or any other, in seq order and once each.
+///
+/// **What is delivered is committed.** Before each read the follower takes a *shared* lock on
+/// the log (`flock`), which it gets only between writers' appends: a writer holds the exclusive
+/// lock from before it writes until after its `fdatasync`, so a follower never sees a write that
+/// is still in progress or not yet synced under the default policy. Past that it reads only
+/// `LogTail`'s committed end: a torn line or an unfinished multi-event write (left by a writer
+/// that crashed) is never delivered. So no event delivered can be cut by recovery. (A line a
+/// killed writer wrote whole but had not synced yet is delivered: `kill -9` cannot lose it, only
+/// a machine crash in the next seconds could.)
+///
+/// **Wake-ups** come from the OS (`FileWatcher`: inotify, kqueue); an idle follower sleeps in
+/// `poll` and costs nothing.
+///
+/// **Errors.** A log that is replaced, moved, deleted or cut shorter than what was delivered
+/// stops the follower with a `FollowError`; a bad line with `EngineError.corruptLine`. Never a
+/// silent gap.
+public final class LogFollower: Sendable {
+  /// The log's path.
+  public let path: String
+  /// Where delivery starts.
+  public let start: FollowStart
+  /// Which events are delivered.
+  public let filter: EventFilter
+  private let reader: LogReader
+  private let control = Mutex<Control>(Control())
+
+  private struct Control: ~Copyable {
+    var stopped = false
+    var watcher: FileWatcher?
+  }
+
+  public init(
+    path: String, from start: FollowStart = .beginning, filter: EventFilter = EventFilter(),
+    readSize: Int = LogReader.defaultReadSize
+  ) {
+    self.path = path
+    self.start = start
+    self.filter = filter
+    reader = LogReader(path: path, readSize: readSize)
+  }
+
+  /// Stops `follow` (from any thread): it returns once the event it is delivering, if any, is
+  /// handled.
+  public func stop() {
+    let watcher = control.withLock { control in
+      control.stopped = true
+      return control.watcher
+    }
+    watcher?.wake()
+  }
+
+  private var isStopped: Bool { control.withLock { $0.stopped } }
+
+  /// Calls `body` with every committed event that passes the filter, from `start` on, then with
+  /// each new one as it is committed, until `body` returns false, `stop()` is called, or an
+  /// error. `caughtUp` is called each time every committed event has been delivered, before
+  /// waiting for more (return false to stop). Blocks the calling thread.
+  /// - Throws: `EngineError` (a missing log, a bad line), `FollowError`.
+  public func follow(
+    caughtUp: () throws -> Bool = { true }, _ body: (EventLine) throws -> Bool
+  ) throws {
+    let file = try FileDescriptor.open(path, .readOnly)
+    defer { file.close() }
+    let identity = try file.status()
+    // Watch before reading: an append between the read and the watch still wakes us.
+    let watcher = try FileWatcher(path: path)
+    let stoppedAlready = control.withLock { control in
+      control.watcher = watcher
+      return control.stopped
+    }
+    defer { control.withLock { $0.watcher = nil } }
+    if stoppedAlready { return }
+
+    var (position, skipThrough, notBefore) = try startingPoint(file)
+    while true {
+      let end = try committedEnd(of: file)
+      guard end >= position.offset else {
+        throw FollowError.logTruncated(path: path, delivered: position.offset, size: end)
+      }
+      if end > position.offset {
+        var stoppedByBody = false
+        let summary = try reader.read(file, from: position, to: end) { line in
+          if line.sequence <= skipThrough { return true }
+          if let notBefore {
+            guard line.timestamp >= notBefore else { return true }
+            // Times never go backwards: every later event passes too.
+            skipThrough = line.sequence - 1
+          }
+          if isStopped {
+            stoppedByBody = true
+            return false
+          }
+          guard filter.isEmpty || filter.matches(line) else { return true }
+          if try body(line) { return true }
+          stoppedByBody = true
+          return false
+        }
+        if stoppedByBody { return }
+        if notBefore != nil, skipThrough > 0 { notBefore = nil }
+        position = LogReader.Position(
+          offset: summary.endOffset, sequence: summary.lastSequence + 1)
+      }
+      if isStopped { return }
+      if try !caughtUp() { return }
+      // Sleep until the file changes (or stop() wakes us), then look at what changed.
+      if watcher.wait() == .woken, isStopped { return }
+      guard let current = FileDescriptor.status(atPath: path),
+        current.device == identity.device, current.inode == identity.inode
+      else {
+        throw FollowError.logReplaced(path: path)
+      }
+    }
+  }
+
+  /// Where reading starts, the seqs to skip (those at or before `skipThrough`) and, for a time,
+  /// the earliest time to deliver until the first such event is found.
+  private func startingPoint(
+    _ file: FileDescriptor
+  ) throws -> (LogReader.Position, Int64, Timestamp?) {
+    switch start {
+    case .beginning:
+      return (.start, 0, nil)
+    case .afterSequence(let sequence):
+      if sequence <= 0 { return (.start, 0, nil) }
+      if let position = try reader.position(afterSequence: sequence) {
+        return (position, sequence, nil)
+      }
+      // Past the end (or seqs that cannot be trusted for a bisection): from the end when the
+      // log ends before it, else from the start, skipping what comes before it.
+      let tail = try LogTail.examine(file, path: path)
+      if tail.lastSequence <= sequence {
+        return (
+          LogReader.Position(offset: tail.committedEnd, sequence: tail.lastSequence + 1),
+          sequence, nil
+        )
+      }
+      return (.start, sequence, nil)
+    case .time(let instant):
+      // The last event before the time, by bisection; from there every event passes.
+      if instant.millisecondsSince1970 > Int64.min,
+        let before = try reader.lastSequence(
+          atOrBefore: Timestamp(millisecondsSince1970: instant.millisecondsSince1970 - 1)),
+        let position = try reader.position(afterSequence: before)
+      {
+        return (position, before, nil)
+      }
+      return (.start, 0, instant)
+    case .end:
+      let tail = try committedTail(of: file)
+      return (
+        LogReader.Position(offset: tail.committedEnd, sequence: tail.lastSequence + 1),
+        tail.lastSequence, nil
+      )
+    }
+  }
+
+  /// The log's committed end, read under a shared lock (so between writers' appends).
+  private func committedEnd(of file: FileDescriptor) throws -> Int64 {
+    try committedTail(of: file).committedEnd
+  }
+
+  private func committedTail(of file: FileDescriptor) throws -> LogTail {
+    try file.lockShared()
+    defer { file.unlock() }
+    return try LogTail.examine(file, path: path)
+  }
+}

@@ -1,0 +1,198 @@
+import Dispatch
+import Events
+import Foundation
+import Synchronization
+
+/// The events of a log as an `AsyncSequence`: the committed ones from a start, then each new one
+/// as any process appends it, in seq order, each once; see `LogFollower` for what "committed"
+/// guarantees and for the errors that end it.
+///
+/// ```swift
+/// let contacts = LogSubscription(path: "app.jsonl", from: .afterSequence(lastHandled),
+///                                filter: EventFilter(categories: ["contact"]))
+/// for try await event in contacts {
+///   handle(event)
+///   lastHandled = event.sequence   // resume from here next time
+/// }
+/// ```
+///
+/// The log is read on a thread of its own (it blocks in `poll` while idle); at most a few
+/// thousand events wait for the consumer, so a slow consumer slows the reading instead of
+/// filling memory. Ending the loop, or cancelling its task, stops the thread.
+public struct LogSubscription: AsyncSequence, Sendable {
+  public typealias Element = RecordedEvent
+
+  public let path: String
+  public let start: FollowStart
+  public let filter: EventFilter
+
+  public init(
+    path: String, from start: FollowStart = .beginning, filter: EventFilter = EventFilter()
+  ) {
+    self.path = path
+    self.start = start
+    self.filter = filter
+  }
+
+  public func makeAsyncIterator() -> Iterator {
+    let follower = LogFollower(path: path, from: start, filter: filter)
+    let channel = EventChannel<RecordedEvent>()
+    let thread = Thread {
+      do {
+        try follower.follow { line in channel.send(line.recordedEvent()) }
+        channel.finish(throwing: nil)
+      } catch {
+        channel.finish(throwing: error)
+      }
+    }
+    thread.name = "replay.subscription"
+    thread.start()
+    return Iterator(handle: Handle(follower: follower, channel: channel))
+  }
+
+  public struct Iterator: AsyncIteratorProtocol {
+    let handle: Handle
+
+    public mutating func next() async throws -> RecordedEvent? {
+      let handle = handle
+      return try await withTaskCancellationHandler {
+        try await handle.channel.receive()
+      } onCancel: {
+        handle.stop()
+      }
+    }
+  }
+
+  /// Stops the reading thread when the iterator goes away.
+  public final class Handle: Sendable {
+    let follower: LogFollower
+    let channel: EventChannel<RecordedEvent>
+
+    init(follower: LogFollower, channel: EventChannel<RecordedEvent>) {
+      self.follower = follower
+      self.channel = channel
+    }
+
+    func stop() {
+      channel.cancel()
+      follower.stop()
+    }
+
+    deinit { stop() }
+  }
+}
+
+/// A bounded hand-over from one producing thread to one async consumer: `send` blocks the
+/// producer while `capacity` elements wait; `receive` suspends the consumer while none do.
+final class EventChannel<Element: Sendable>: Sendable {
+  private struct State: ~Copyable {
+    var buffer: [Element] = []
+    var head = 0
+    var end: Result<Void, any Error>?
+    var cancelled = false
+    var producerWaiting = false
+    var consumer: CheckedContinuation<Void, Never>?
+  }
+
+  private enum SendStep { case sent, full, cancelled }
+
+  private enum ReceiveStep {
+    case element(Element)
+    case finished(Result<Void, any Error>)
+    case wait
+  }
+
+  private let state = Mutex<State>(State())
+  private let space = DispatchSemaphore(value: 0)
+  let capacity: Int
+
+  init(capacity: Int = 4096) {
+    self.capacity = capacity
+  }
+
+  /// Hands `element` over, waiting while the buffer is full; false once the consumer is gone.
+  func send(_ element: sending Element) -> Bool {
+    var element = Optional(element)
+    while true {
+      let (step, consumer) = state.withLock {
+        state -> (SendStep, CheckedContinuation<Void, Never>?) in
+        if state.cancelled { return (.cancelled, nil) }
+        if state.buffer.count - state.head >= capacity {
+          state.producerWaiting = true
+          return (.full, nil)
+        }
+        if let taken = element.take() { state.buffer.append(taken) }
+        let consumer = state.consumer
+        state.consumer = nil
+        return (.sent, consumer)
+      }
+      consumer?.resume()
+      switch step {
+      case .sent: return true
+      case .cancelled: return false
+      case .full: space.wait()
+      }
+    }
+  }
+
+  /// Ends the sequence: with `error`, or normally.
+  func finish(throwing error: (any Error)?) {
+    let consumer = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      if state.end == nil { state.end = error.map { .failure($0) } ?? .success(()) }
+      let consumer = state.consumer
+      state.consumer = nil
+      return consumer
+    }
+    consumer?.resume()
+  }
+
+  /// Stops the producer and ends the sequence (the consumer has gone).
+  func cancel() {
+    let consumer = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      state.cancelled = true
+      if state.end == nil { state.end = .success(()) }
+      let consumer = state.consumer
+      state.consumer = nil
+      return consumer
+    }
+    consumer?.resume()
+    space.signal()
+  }
+
+  /// The next element; `nil` at the end; throws the producer's error.
+  func receive() async throws -> Element? {
+    while true {
+      let (step, wakeProducer) = state.withLock { state -> (ReceiveStep, Bool) in
+        if state.head < state.buffer.count, !state.cancelled {
+          let element = state.buffer[state.head]
+          state.head += 1
+          if state.head >= 1024, state.head * 2 >= state.buffer.count {
+            state.buffer.removeFirst(state.head)
+            state.head = 0
+          }
+          let wake = state.producerWaiting
+          state.producerWaiting = false
+          return (.element(element), wake)
+        }
+        if let end = state.end { return (.finished(end), false) }
+        return (.wait, false)
+      }
+      if wakeProducer { space.signal() }
+      switch step {
+      case .element(let element): return element
+      case .finished(let end):
+        try end.get()
+        return nil
+      case .wait:
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+          let ready = state.withLock { state -> Bool in
+            if state.head < state.buffer.count || state.end != nil { return true }
+            state.consumer = continuation
+            return false
+          }
+          if ready { continuation.resume() }
+        }
+      }
+    }
+  }
+}

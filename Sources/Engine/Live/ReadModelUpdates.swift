@@ -1,0 +1,137 @@
+import Events
+import Foundation
+import Projections
+import Synchronization
+
+/// The read models of a log, kept current: an `AsyncSequence` whose first element is the models
+/// at the end of the log (loaded from the newest checkpoint plus the events since, as `state`
+/// does), and each next element the models after the events appended since, by any process.
+/// Nothing is replayed from the start after the first load: each new event is folded into the
+/// models already held.
+///
+/// ```swift
+/// for try await update in ReadModelUpdates(path: "app.jsonl", models: [ContactList.name]) {
+///   show(update.models.contacts)      // the home screen's two sections, as of update.sequence
+/// }
+/// ```
+///
+/// One element per burst: events appended together (or while the previous update was being
+/// handled) make one update. Ending the loop, or cancelling its task, stops the reading.
+public struct ReadModelUpdates: AsyncSequence, Sendable {
+  /// The models as of one seq.
+  public struct Update: Sendable {
+    /// Every model asked for, after every event up to `sequence`.
+    public var models: ReadModels
+    /// The last event folded (0 for an empty log).
+    public var sequence: Int64
+    /// The events folded since the previous update (0 for the first).
+    public var newEventCount: Int
+  }
+
+  public typealias Element = Update
+
+  public let path: String
+  /// The models kept (all five when `nil`).
+  public let models: Set<String>?
+
+  public init(path: String, models: Set<String>? = nil) {
+    self.path = path
+    self.models = models
+  }
+
+  public func makeAsyncIterator() -> Iterator {
+    let path = path
+    let wanted = models
+    let channel = EventChannel<Update>(capacity: 1)
+    let box = FollowerBox()
+    let thread = Thread {
+      do {
+        // The first load: from the newest checkpoint, as `replay state` does.
+        let replayer = Replayer(
+          reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path))
+        let loaded = try replayer.readModels(at: .end, models: wanted)
+        var models = loaded.models
+        var sequence = loaded.lastSequence
+        guard channel.send(Update(models: models, sequence: sequence, newEventCount: 0)) else {
+          return
+        }
+        let follower = LogFollower(path: path, from: .afterSequence(sequence))
+        guard box.set(follower) else { return }
+        var pending = 0
+        try follower.follow(
+          caughtUp: {
+            guard pending > 0 else { return true }
+            let update = Update(models: models, sequence: sequence, newEventCount: pending)
+            pending = 0
+            return channel.send(update)
+          }
+        ) { line in
+          let event = line.recordedEvent()
+          try models.fold(event, path: path)
+          sequence = event.sequence
+          pending += 1
+          return true
+        }
+        channel.finish(throwing: nil)
+      } catch {
+        channel.finish(throwing: error)
+      }
+    }
+    thread.name = "replay.read-model-updates"
+    thread.start()
+    return Iterator(handle: Handle(box: box, channel: channel))
+  }
+
+  public struct Iterator: AsyncIteratorProtocol {
+    let handle: Handle
+
+    public mutating func next() async throws -> Update? {
+      let handle = handle
+      return try await withTaskCancellationHandler {
+        try await handle.channel.receive()
+      } onCancel: {
+        handle.stop()
+      }
+    }
+  }
+
+  /// Stops the reading thread when the iterator goes away.
+  public final class Handle: Sendable {
+    let box: FollowerBox
+    let channel: EventChannel<Update>
+
+    init(box: FollowerBox, channel: EventChannel<Update>) {
+      self.box = box
+      self.channel = channel
+    }
+
+    func stop() {
+      channel.cancel()
+      box.stop()
+    }
+
+    deinit { stop() }
+  }
+}
+
+/// The follower a reading thread starts once its first load is done, stoppable before that.
+final class FollowerBox: Sendable {
+  private let state = Mutex<(follower: LogFollower?, stopped: Bool)>(
+    (follower: nil, stopped: false))
+
+  /// Keeps `follower`; false when stopped already (the thread then ends).
+  func set(_ follower: LogFollower) -> Bool {
+    state.withLock { state in
+      state.follower = follower
+      return !state.stopped
+    }
+  }
+
+  func stop() {
+    let follower = state.withLock { state in
+      state.stopped = true
+      return state.follower
+    }
+    follower?.stop()
+  }
+}

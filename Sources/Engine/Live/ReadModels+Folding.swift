@@ -1,0 +1,17 @@
+import Events
+import Projections
+
+extension ReadModels {
+  /// Folds one more event, read from the log at `path`, into the models (what a follower does
+  /// with each event it is handed).
+  /// - Throws: `EngineError.undecodableEvent` when the payload does not decode.
+  public mutating func fold(_ event: RecordedEvent, path: String) throws {
+    do throws(EventsError) {
+      if let decoded = try EventVocabulary.decode(event) {
+        apply(decoded, at: EventContext(event))
+      }
+    } catch {
+      throw EngineError.decoding(error, path: path, sequence: event.sequence)
+    }
+  }
+}

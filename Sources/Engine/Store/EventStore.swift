@@ -1,0 +1,125 @@
+import Dispatch
+import Events
+import Projections
+
+/// The engine for an app: one log, `async` calls that never block the caller's thread (the
+/// file work, `fdatasync` included, runs on the store's own queue), domain commands whose
+/// Decider is chosen by the command, read models now or at any point, typed events, and live
+/// subscriptions.
+///
+/// ```swift
+/// let store = try EventStore(path: logURL.path)
+/// try await store.handle(ContactCommand.favoriteContact(id: ContactID("13")))
+/// let models = try await store.readModels()
+/// for try await update in store.updates(of: [ContactList.name]) { show(update.models.contacts) }
+/// ```
+///
+/// One store per log file per process; it is `Sendable`, and calls from any task are run one
+/// after another. See docs/LIBRARY.md.
+public final class EventStore: Sendable {
+  /// The log underneath, for what the store does not wrap (synchronous, thread-safe).
+  public let log: EventLog
+  private let queue: DispatchQueue
+
+  /// Opens (creating on the first append) the log at `path`.
+  /// - Throws: `EngineError` when the file is not a log, is corrupt, or cannot be opened.
+  public init(path: String, configuration: EventLog.Configuration = EventLog.Configuration())
+    async throws
+  {
+    let queue = DispatchQueue(label: "replay.event-store")
+    self.queue = queue
+    log = try await Self.run(on: queue) { try EventLog(path: path, configuration: configuration) }
+  }
+
+  /// The log file's path.
+  public var path: String { log.path }
+
+  // MARK: Writing
+
+  /// Runs a domain command: its stream is read, its domain's Decider decides, and the events
+  /// are appended (and synced) with the version read as the expected version.
+  /// - Throws: `EventsError` when the command breaks a rule; `EngineError.versionConflict` when
+  ///   `expectedVersion` is given and the stream is elsewhere; `EngineError` for I/O.
+  @discardableResult
+  public func handle<Command: DecidedCommand>(
+    _ command: Command, metadata: EventMetadata = EventMetadata(),
+    expectedVersion: ExpectedVersion? = nil
+  ) async throws -> CommandResult {
+    let log = log
+    return try await run {
+      try log.handle(
+        command, with: Command.DecidedBy.self, metadata: metadata,
+        expectedVersion: expectedVersion)
+    }
+  }
+
+  /// Appends raw events to one stream atomically (see `EventLog.append(_:to:expectedVersion:)`).
+  @discardableResult
+  public func append(
+    _ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion = .any
+  ) async throws -> [EventLog.Outcome] {
+    let log = log
+    return try await run { try log.append(events, to: stream, expectedVersion: expectedVersion) }
+  }
+
+  // MARK: Reading
+
+  /// The read models (all five, or `models`) as they were at `point`, from the newest usable
+  /// checkpoint plus the events after it.
+  public func readModels(
+    at point: ReplayPoint = .end, models: Set<String>? = nil
+  ) async throws -> ReadModels {
+    let path = path
+    return try await run {
+      try Replayer(reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path))
+        .readModels(at: point, models: models).models
+    }
+  }
+
+  /// A stream's events, typed for `Command`'s domain, oldest first, and the stream's version.
+  public func events<D: Decider>(
+    inStream stream: String, as decider: D.Type
+  ) async throws -> (events: [D.Event], version: Int64) {
+    let log = log
+    return try await run {
+      let (recorded, version) = try log.events(inStream: stream)
+      return (try recorded.compactMap { try log.domainEvent(of: $0, for: decider) }, version)
+    }
+  }
+
+  /// A stream's events as the log holds them, oldest first, and the stream's version.
+  public func recordedEvents(
+    inStream stream: String
+  ) async throws -> (events: [RecordedEvent], version: Int64) {
+    let log = log
+    return try await run { try log.events(inStream: stream) }
+  }
+
+  // MARK: Live
+
+  /// The events appended from `start` on, by this process or any other (see `LogSubscription`).
+  public func subscribe(
+    from start: FollowStart = .end, filter: EventFilter = EventFilter()
+  ) -> LogSubscription {
+    LogSubscription(path: path, from: start, filter: filter)
+  }
+
+  /// The read models, kept current as events are appended (see `ReadModelUpdates`).
+  public func updates(of models: Set<String>? = nil) -> ReadModelUpdates {
+    ReadModelUpdates(path: path, models: models)
+  }
+
+  // MARK: Running off the caller's thread
+
+  private func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await Self.run(on: queue, work)
+  }
+
+  private static func run<T: Sendable>(
+    on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> T
+  ) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+      queue.async { continuation.resume(with: Result { try work() }) }
+    }
+  }
+}
