@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
@@ -358,7 +359,7 @@ class Harness:
         for path in (tiny, tiny + ".index"):
             if os.path.exists(path):
                 os.remove(path)
-        added = '{"stream":"contact-13","type":"ContactAdded","data":{"id":"13","name":"Ana"}}\n'
+        added = '{"stream":"contact-13","type":"ContactAdded","data":{"id":"13","name":"Ana","isFavorite":false}}\n'
         subprocess.run([self.replay, "append", "--file", "-", "--log", tiny], input=added,
                        text=True, check=True, stdout=subprocess.DEVNULL)
         # The first write to the generated log saves its index if `generate` did not.
@@ -395,6 +396,126 @@ class Harness:
         table.append(["the index beside the generated log", "", "", f"{index_size / 1e6:,.1f} MB",
                       "", f"{share:.1f} % of the log", ""])
         self.sections.append(("Costs that do not grow with the log", table))
+
+    def live_stage(self):
+        """Subscriptions: append-to-delivery latency across processes, an idle follower's CPU,
+        catch-up speed against a rebuild, and what 8 followers cost a writer."""
+        table = [["measurement", "figure", "against", "target"]]
+        if not self.has_subcommand("log") or "--follow" not in self.run([self.replay, "help", "log"]):
+            table.append(["log --follow", "", "", self.not_available("log --follow")])
+            self.sections.append(("Live: subscriptions", table))
+            return
+        small = os.path.join(self.work, "live.jsonl")
+        for path in (small, small + ".index"):
+            if os.path.exists(path):
+                os.remove(path)
+        subprocess.run([self.replay, "append", "--stream", "contact-13", "--type", "ContactFavorited",
+                        "--data", '{"id":"13"}', "--log", small], check=True, stdout=subprocess.DEVNULL)
+
+        def follower(log, start_seq, output=subprocess.PIPE):
+            return subprocess.Popen(
+                [self.replay, "log", "--follow", "--json", "--from", str(start_seq), "--log", log],
+                stdout=output, stderr=subprocess.DEVNULL, text=True)
+
+        # Latency: a writer process appends (durably); the time from its "appended" line to the
+        # event's line in a follower process.
+        count = 20 if self.options.smoke else 100
+        watcher = follower(small, 2)
+        delivered = {}
+
+        def read_lines():
+            for line in watcher.stdout:
+                delivered[json.loads(line)["seq"]] = time.perf_counter()
+
+        reader = threading.Thread(target=read_lines, daemon=True)
+        reader.start()
+        time.sleep(0.5)
+        latencies = []
+        for _ in range(count):
+            writer = subprocess.Popen(
+                [self.replay, "append", "--stream", "contact-13", "--type", "ContactUnfavorited",
+                 "--data", '{"id":"13"}', "--log", small], stdout=subprocess.PIPE, text=True)
+            seq = int(writer.stdout.readline().split()[0])
+            acknowledged = time.perf_counter()
+            writer.wait()
+            deadline = time.perf_counter() + 10
+            while seq not in delivered and time.perf_counter() < deadline:
+                time.sleep(0.0002)
+            if seq not in delivered:
+                raise RuntimeError(f"seq {seq} was not delivered within 10 s")
+            latencies.append(max(0.0, delivered[seq] - acknowledged))
+        watcher.terminate()
+        watcher.wait()
+        latencies.sort()
+        p50 = latencies[len(latencies) // 2]
+        p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
+        syncs = []
+        with open(os.path.join(self.work, "fsync-probe"), "wb") as probe:
+            for _ in range(count):
+                probe.write(b"x" * 300 + b"\n")
+                probe.flush()
+                start = time.perf_counter()
+                os.fdatasync(probe.fileno())
+                syncs.append(time.perf_counter() - start)
+        os.remove(os.path.join(self.work, "fsync-probe"))
+        table.append([f"append → delivery in another process, p50 ({count} appends)",
+                      f"{p50 * 1000:.2f} ms", f"fdatasync alone: {statistics.median(syncs) * 1000:.2f} ms",
+                      "≤ 5 ms"])
+        table.append([f"append → delivery, p99", f"{p99 * 1000:.2f} ms", "", "≤ 50 ms"])
+        self.say(f"  latency p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms; "
+                 f"fdatasync {statistics.median(syncs) * 1000:.2f} ms")
+
+        # An idle follower: CPU over 5 s of waiting.
+        idle = follower(small, 10**9, output=subprocess.DEVNULL)
+        time.sleep(1)
+
+        def cpu_seconds(pid):
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+        before = cpu_seconds(idle.pid)
+        time.sleep(5)
+        used = cpu_seconds(idle.pid) - before
+        idle.terminate()
+        idle.wait()
+        table.append(["an idle follower, CPU over 5 s", f"{100 * used / 5:.2f} % of a core", "", "≤ 1 %"])
+
+        # Catch-up: every event of the generated log through a follower, against a rebuild.
+        last = self.events
+        catch_up = self.time_process(
+            "catch-up", [self.replay, "log", "--follow", "--json", "--to", str(last), "--log", self.log],
+            runs=min(self.runs, 3))
+        rebuild = self.rebuild_seconds or self.time_process(
+            "rebuild", [self.replay, "rebuild", "--log", self.log, "--no-checkpoints"], runs=min(self.runs, 3))
+        table.append([f"catch-up: log --follow --json over {last:,} events", rate(last / catch_up),
+                      f"{100 * rebuild / catch_up:.0f} % of replay rebuild's {rate(last / rebuild)}",
+                      "≥ 90 %"])
+
+        # A writer's durable single appends with 8 followers, against none.
+        appends = 20 if self.options.smoke else 100
+
+        def append_rate():
+            start = time.perf_counter()
+            for _ in range(appends):
+                subprocess.run([self.replay, "append", "--stream", "contact-13", "--type",
+                                "ContactFavorited", "--data", '{"id":"13"}', "--log", small],
+                               check=True, stdout=subprocess.DEVNULL)
+            return appends / (time.perf_counter() - start)
+
+        alone = [append_rate()]
+        followers = [follower(small, 1, output=subprocess.DEVNULL) for _ in range(8)]
+        time.sleep(0.5)
+        crowded = [append_rate()]
+        for each in followers:
+            each.terminate()
+            each.wait()
+        alone.append(append_rate())
+        alone_rate = statistics.mean(alone)
+        table.append([f"durable appends (fresh processes) with 8 followers", f"{crowded[0]:.0f} /s",
+                      f"{alone_rate:.0f} /s alone: {100 * (1 - crowded[0] / alone_rate):.1f} % slower",
+                      "≤ 10 % slower"])
+        self.sections.append(("Live: subscriptions", table))
 
     def nearest_stage(self):
         points = self.points
@@ -475,6 +596,7 @@ class Harness:
             ("nearest", "5. nearest neighbours", self.nearest_stage),
             ("memory", "6. peak memory of replay rebuild", self.memory_stage),
             ("scale", "7. costs that do not grow with the log", self.scale_stage),
+            ("live", "8. live: subscriptions", self.live_stage),
         ]
         chosen = set(self.options.stages.split(",")) if self.options.stages else None
         self.rebuild_seconds = None
@@ -613,7 +735,7 @@ def main():
     parser.add_argument("--venv-reason")
     parser.add_argument("--hyperfine")
     parser.add_argument("--command", default="bench/run.sh")
-    parser.add_argument("--stages", help="only these, comma-separated: read,write,state,nearest,memory,scale")
+    parser.add_argument("--stages", help="only these, comma-separated: read,write,state,nearest,memory,scale,live")
     sys.exit(Harness(parser.parse_args()).main())
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark, in one command, on a fresh machine:
 #
-#   bench/run.sh [--events N] [--runs R] [--smoke] [--stages read,write,state,nearest,memory,scale]
+#   bench/run.sh [--events N] [--runs R] [--smoke] [--stages read,write,state,nearest,memory,scale,live]
 #
 # Builds `replay` and the benchmark's Swift programs in release, generates a log of N events
 # (default 1 000 000) with a fixed seed in bench/work/, and measures, in this one run and on

@@ -159,8 +159,11 @@ public final class LogFollower: Sendable {
   /// error. `caughtUp` is called each time every committed event has been delivered, before
   /// waiting for more (return false to stop). Blocks the calling thread.
   /// - Throws: `EngineError` (a missing log, a bad line), `FollowError`.
+  /// - Parameter last: when given, following ends once the event with this seq has been
+  ///   read (delivered or filtered out), without waiting for a later one.
   public func follow(
-    caughtUp: () throws -> Bool = { true }, _ body: (EventLine) throws -> Bool
+    through last: Int64? = nil, caughtUp: () throws -> Bool = { true },
+    _ body: (EventLine) throws -> Bool
   ) throws {
     let file = try FileDescriptor.open(path, .readOnly)
     defer { file.close() }
@@ -183,7 +186,15 @@ public final class LogFollower: Sendable {
       if end > position.offset {
         var stoppedByBody = false
         let summary = try reader.read(file, from: position, to: end) { line in
-          if line.sequence <= skipThrough { return true }
+          if let last, line.sequence > last {
+            stoppedByBody = true
+            return false
+          }
+          if line.sequence == last {
+            // The last one wanted: after it, stop (whether or not it passes).
+            stoppedByBody = true
+          }
+          if line.sequence <= skipThrough { return !stoppedByBody }
           if let notBefore {
             guard line.timestamp >= notBefore else { return true }
             // Times never go backwards: every later event passes too.
@@ -193,12 +204,13 @@ public final class LogFollower: Sendable {
             stoppedByBody = true
             return false
           }
-          guard filter.isEmpty || filter.matches(line) else { return true }
-          if try body(line) { return true }
+          guard filter.isEmpty || filter.matches(line) else { return !stoppedByBody }
+          if try body(line), !stoppedByBody { return true }
           stoppedByBody = true
           return false
         }
         if stoppedByBody { return }
+        if let last, summary.lastSequence >= last { return }
         if notBefore != nil, skipThrough > 0 { notBefore = nil }
         position = LogReader.Position(
           offset: summary.endOffset, sequence: summary.lastSequence + 1)

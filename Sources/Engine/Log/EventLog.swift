@@ -677,20 +677,13 @@ public final class EventLog: Sendable {
     // Only now, with everything written and synced, does the index take the events in.
     state.lineBuffer = buffer.count > 1 << 20 ? [] : buffer
     state.index.eventOffsets.reserveCapacity(state.index.eventOffsets.count + offsets.count)
-    do {
-      for (index, (id, offset)) in offsets.enumerated() {
-        try state.index.addAppended(offset, stream: plan.newEvents[index].stream, id: id)
-      }
-      state.index.lastSequence = lastSequence
-      state.index.committedEnd = written
-    } catch {
-      // The write is done; the index is not to be trusted: the next call reads the log.
-      configuration.report(
-        "ignoring the index '\(LogIndexFile.path(forLog: path))' (\(error)): reading the log instead"
-      )
-      state.ignoresIndexFile = true
-      state.index = LogIndex()
+    for (index, (id, offset)) in offsets.enumerated() {
+      state.index.addAppended(
+        offset, stream: plan.newEvents[index].stream, version: plan.newEvents[index].version,
+        id: id)
     }
+    state.index.lastSequence = lastSequence
+    state.index.committedEnd = written
     state.lastTimestamp = timestamp
     return recorded
   }

@@ -41,9 +41,25 @@ struct LogIndex {
   /// The stream's current version; 0 when it has no events.
   func version(of stream: String) throws -> Int64 {
     if let entry = streams.entry(of: stream) {
+      try checkBase(of: entry)
       return entry.baseVersion + Int64(entry.offsets.count)
     }
     return try baseVersion(of: stream)
+  }
+
+  /// Checks what the memory part assumed of a stream it met past the saved index: that the
+  /// saved index holds exactly the versions before its first line there. (Lines read past the
+  /// saved index are not looked up in it one by one, which would cost a binary search per line
+  /// on every open; a stream is checked when it is used.)
+  private func checkBase(of entry: StreamTable.Entry) throws {
+    guard base != nil else { return }
+    let saved = try baseVersion(of: entry.name)
+    guard saved == entry.baseVersion else {
+      throw LogIndexFile.Damaged(
+        problem:
+          "it holds \(saved) events of '\(entry.name)', but the log's next line of it is version \(entry.baseVersion + 1)"
+      )
+    }
   }
 
   /// The stream's version in the saved index.
@@ -67,7 +83,10 @@ struct LogIndex {
         return try base.lineOffsets(of: saved)
       }
     }
-    if let entry = streams.entry(of: stream) { offsets += entry.offsets }
+    if let entry = streams.entry(of: stream) {
+      try checkBase(of: entry)
+      offsets += entry.offsets
+    }
     return offsets
   }
 
@@ -129,70 +148,47 @@ struct LogIndex {
     self.lastLineStart = lastLineStart
   }
 
-  /// Records one line.
+  /// Records one line, checking that versions run on within the memory part and that ids are
+  /// unique there. A stream's first line past the saved index is taken at its word (its
+  /// version minus one is what the saved index must hold, checked when the stream is used:
+  /// `checkBase`); ids are not looked up in the saved index (a writer checks the ids it
+  /// appends, and `replay verify` checks the whole log).
   mutating func add(_ line: EventLine, path: String) throws {
-    var damage: LogIndexFile.Damaged?
-    let base = self.base
-    func baseVersion(_ name: UnsafeRawBufferPointer) -> Int64 {
-      guard let base else { return 0 }
-      do throws(LogIndexFile.Damaged) {
-        return Int64(try base.stream(named: name)?.count ?? 0)
-      } catch {
-        damage = error
-        return 0
-      }
-    }
+    let assumed = line.version - 1
     // Escaped names (rare) are decoded; others are read straight from the line.
     let previous: Int64
     if line.streamSlice.hasEscapes {
       var stream = line.stream
       previous = stream.withUTF8 { bytes in
         streams.append(
-          line.offset, toStreamNamed: bytes, name: { line.stream }, baseVersion: baseVersion)
+          line.offset, toStreamNamed: bytes, name: { line.stream }, baseVersion: { _ in assumed })
       }
     } else {
       previous = streams.append(
         line.offset, toStreamNamed: line.streamBytes, name: { line.stream },
-        baseVersion: baseVersion)
+        baseVersion: { _ in assumed })
     }
-    if let damage { throw damage }
-    guard line.version == previous + 1 else {
+    guard line.version == previous + 1, line.version >= 1 else {
       throw EngineError.corruptLine(
         path: path, line: line.lineNumber, offset: line.offset,
         problem:
           "stream '\(line.stream)' jumps from version \(previous) to \(line.version) (versions run from 1 without gaps)"
       )
     }
-    let earlier =
-      try eventOffsets.updateValue(line.offset, forKey: line.id) ?? base?.lineOffset(of: line.id)
-    if let earlier {
+    if let earlier = eventOffsets.updateValue(line.offset, forKey: line.id) {
       throw EngineError.corruptLine(
         path: path, line: line.lineNumber, offset: line.offset,
         problem: "event id \(line.id) is also on the line at byte \(earlier) (ids are unique)")
     }
   }
 
-  /// Records a line this writer appended (already checked by the write's plan).
-  mutating func addAppended(
-    _ offset: Int64, stream: String, id: EventID
-  ) throws {
-    var damage: LogIndexFile.Damaged?
-    let base = self.base
+  /// Records a line this writer appended at `version` of `stream` (checked by the write's plan).
+  mutating func addAppended(_ offset: Int64, stream: String, version: Int64, id: EventID) {
     var name = stream
     name.withUTF8 { bytes in
       _ = streams.append(
-        offset, toStreamNamed: bytes, name: { stream },
-        baseVersion: { raw in
-          guard let base else { return 0 }
-          do throws(LogIndexFile.Damaged) {
-            return Int64(try base.stream(named: raw)?.count ?? 0)
-          } catch {
-            damage = error
-            return 0
-          }
-        })
+        offset, toStreamNamed: bytes, name: { stream }, baseVersion: { _ in version - 1 })
     }
-    if let damage { throw damage }
     eventOffsets[id] = offset
     lastLineStart = offset
   }

@@ -6,7 +6,7 @@ import Projections
 /// one point, a timeline and the changes of a window of events, and what can be said about the
 /// log's integrity.
 ///
-/// Built by ``AuditReport/build(reader:checkpoints:request:)``; rendered by
+/// Built by ``AuditReport/build(replayer:request:)``; rendered by
 /// ``AuditReport/html()``. Reads nothing but the log and its sidecars and writes nothing.
 public struct AuditReport: Sendable {
   /// The log.

@@ -18,7 +18,7 @@ import Foundation
 ///
 /// A search runs in two steps. The tree walk ranks points by squared chord only, keeping the
 /// `k` smallest, and sets aside every point whose chord is within the k-th smallest plus a
-/// safety margin (``NearestNeighborIndex/pruningBound(squaredChord:)``) when it is reached. Then only
+/// safety margin (`NearestNeighborIndex.pruningBound(squaredChord:)`) when it is reached. Then only
 /// the points set aside that are still within the final bound, usually `k` or a few more, get
 /// their Haversine distance and are ranked by (distance, id).
 public struct NearestNeighborQuery: Sendable {
@@ -275,7 +275,7 @@ private struct Walk {
   var isOutOfRoom = false
   /// A squared chord beyond which no point can rank among the best: infinite until `capacity`
   /// chords are known, then the largest of them plus the safety margin
-  /// (``NearestNeighborIndex/pruningBound(squaredChord:)``).
+  /// (`NearestNeighborIndex.pruningBound(squaredChord:)`).
   var bound = Double.infinity
 
   init(

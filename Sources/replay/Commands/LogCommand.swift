@@ -153,8 +153,7 @@ enum LogCommand {
       }
       return true
     }
-    try follower.follow(caughtUp: caughtUp) { line in
-      if let to, line.sequence > to { return false }
+    try follower.follow(through: to, caughtUp: caughtUp) { line in
       delivered = true
       return show(line)
     }

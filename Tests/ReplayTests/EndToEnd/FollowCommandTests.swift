@@ -96,6 +96,21 @@ import Testing
     }
   }
 
+  @Test func logFollowWithToEndsAtThatSeqWithoutWaiting() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      try FileManager.default.copyItem(atPath: RepositoryFiles.sampleLog, toPath: log)
+      // seq 147 is the last event: nothing after it will come, and none is waited for.
+      let result = try ReplayProcess.run(
+        ["log", "-f", "--json", "--from", "145", "--to", "147", "--log", log])
+      #expect(result.status == 0)
+      #expect(result.output.split(separator: "\n").count == 3)
+      let filtered = try ReplayProcess.run(
+        ["log", "-f", "--json", "--to", "147", "--category", "state", "--log", log])
+      #expect(filtered.status == 0)
+    }
+  }
+
   @Test func badFollowInputIsAUsageError() throws {
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
