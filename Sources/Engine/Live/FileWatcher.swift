@@ -59,7 +59,9 @@ final class FileWatcher: Sendable {
     private static func startWatching(_ path: String) throws(EngineError) -> (Int32, Int32) {
       let instance = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
       guard instance >= 0 else { throw .io(path: path, operation: "inotify_init1", code: errno) }
-      let mask = UInt32(IN_MODIFY | IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF | IN_CLOSE_WRITE)
+      // Writes and truncations (IN_MODIFY), and what replacing or deleting the file does to it
+      // (IN_ATTRIB for the link count, IN_MOVE_SELF, IN_DELETE_SELF).
+      let mask = UInt32(IN_MODIFY | IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF)
       guard inotify_add_watch(instance, path, mask) >= 0 else {
         let code = errno
         close(instance)

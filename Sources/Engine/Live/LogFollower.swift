@@ -185,6 +185,11 @@ public final class LogFollower: Sendable {
       }
       if end > position.offset {
         var stoppedByBody = false
+        // A few new lines need no 4 MiB read buffer: size it to what is there.
+        let span = end - position.offset
+        let reader =
+          span >= Int64(self.reader.readSize)
+          ? self.reader : LogReader(path: path, readSize: max(4096, Int(span)))
         let summary = try reader.read(file, from: position, to: end) { line in
           if let last, line.sequence > last {
             stoppedByBody = true

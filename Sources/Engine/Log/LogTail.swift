@@ -107,7 +107,8 @@ struct LogTail: Equatable {
 
   /// Offset just past the last `\n` in the file (0 if there is none).
   static func endOfLastCompleteLine(_ file: FileDescriptor, size: Int64) throws -> Int64 {
-    let blockSize: Int64 = 64 << 10
+    // A line is a few hundred bytes: 4 KiB nearly always holds the last `\n`; grow from there.
+    var blockSize: Int64 = 4 << 10
     var position = size
     while position > 0 {
       let blockStart = max(0, position - blockSize)
@@ -116,6 +117,7 @@ struct LogTail: Equatable {
         return blockStart + Int64(index) + 1
       }
       position = blockStart
+      blockSize = min(blockSize * 4, 64 << 10)
     }
     return 0
   }
