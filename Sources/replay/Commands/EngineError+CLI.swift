@@ -48,3 +48,10 @@ struct InputError: CLIError {
     InputError(exitCode: .inputUnavailable, message: message)
   }
 }
+
+extension FollowError: CLIError {
+  /// A followed log that was replaced or cut is the log's trouble, as a corrupt one is.
+  var exitCode: ExitCode { .ioError }
+
+  var message: String { description }
+}

@@ -111,6 +111,24 @@ import Testing
     }
   }
 
+  @Test func aReplacedLogEndsTheFollowWithExitCode74() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      try FileManager.default.copyItem(atPath: RepositoryFiles.sampleLog, toPath: log)
+      let output = directory + "/out.txt"
+      let follower = try start(["log", "-f", "--json", "--log", log], output: output)
+      defer { if follower.isRunning { follower.terminate() } }
+      #expect(lines(of: output, atLeast: 147).count == 147)
+      let copy = directory + "/copy.jsonl"
+      try FileManager.default.copyItem(atPath: log, toPath: copy)
+      _ = rename(copy, log)
+      let deadline = Date().addingTimeInterval(10)
+      while follower.isRunning, Date() < deadline { usleep(10_000) }
+      #expect(!follower.isRunning)
+      if !follower.isRunning { #expect(follower.terminationStatus == 74) }
+    }
+  }
+
   @Test func badFollowInputIsAUsageError() throws {
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
