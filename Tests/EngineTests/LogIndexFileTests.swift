@@ -108,6 +108,46 @@ import Testing
     }
   }
 
+  @Test func streamAndCategoryReadsThroughTheIndexMatchAScan() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      var generator = SplitMix64(seed: TestSeed.make("streamAndCategoryReadsThroughTheIndex"))
+      do {
+        let log = try EventLog(path: path, configuration: configuration(threshold: 10))
+        try fill(log, count: 200, generator: &generator)
+        // Some lines past the saved index too.
+        let other = try EventLog(path: path, configuration: configuration(threshold: nil))
+        try fill(other, count: 7, generator: &generator)
+      }
+      #expect(FileManager.default.fileExists(atPath: path + ".index"))
+      let all = try readAll(path)
+      let filters = [
+        EventFilter(streams: ["contact-1"]), EventFilter(streams: ["contact-\u{E9}"]),
+        EventFilter(streams: ["contact-e\u{301}", "state-Ohio"]),
+        EventFilter(categories: ["contact"]), EventFilter(categories: ["location", "state"]),
+        EventFilter(streams: ["contact-2"], categories: ["location"]),
+        EventFilter(categories: ["contact"], types: ["ContactFavorited"]),
+        EventFilter(streams: ["nobody-1"]),
+      ]
+      for filter in filters {
+        for (first, last) in [(Int64(1), Int64?.none), (50, 120), (150, nil), (300, nil)] {
+          var seen: [Int64] = []
+          // Through the index even for a large category (and by a scan, for the reference).
+          var reader = LogReader(path: path)
+          reader.indexedReadShare = 1
+          try reader.forEachEvent(matching: filter, from: first, through: last) {
+            seen.append($0.sequence)
+            return true
+          }
+          let expected = all.filter { event in
+            event.sequence >= first && event.sequence <= (last ?? .max) && filter.matches(event)
+          }.map(\.sequence)
+          #expect(seen == expected, "\(filter) \(first)...\(String(describing: last))")
+        }
+      }
+    }
+  }
+
   @Test func aDamagedIndexIsIgnoredAndTheLogReadInstead() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/log.jsonl"

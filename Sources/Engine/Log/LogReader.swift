@@ -17,6 +17,9 @@ public struct LogReader: Sendable {
   /// and decodes envelopes while the caller's thread runs the body. Smaller reads stay on the
   /// caller's thread, where a second thread would cost more than it saves.
   public var pipelineThreshold: Int64 = 8 << 20
+  /// The largest share of the log's events that `forEachEvent(matching:)` reads line by line
+  /// through the index; past it a scan is cheaper.
+  var indexedReadShare = 0.125
 
   /// A place in the log to start reading: the byte offset of a line and the sequence number of
   /// the event on it (line numbers equal sequence numbers in a valid log).

@@ -96,28 +96,20 @@ enum LogCommand {
         show: show)
       return .success
     }
-    let reader = invocation.logReader
-    var start = LogReader.Position.start
     var firstSequence: Int64 = 1
     var notBefore: Timestamp?
     switch from {
-    case .sequence(let sequence):
-      firstSequence = sequence
-      if sequence > 1, let position = try reader.position(afterSequence: sequence - 1) {
-        start = position
-      }
-    case .time(let instant):
-      // Times never go backwards: the first event at or after the time starts the listing.
-      notBefore = instant
+    case .sequence(let sequence): firstSequence = sequence
+    // Times never go backwards: the first event at or after the time starts the listing.
+    case .time(let instant): notBefore = instant
     }
-    try reader.forEachEvent(from: start) { line in
-      if line.sequence < firstSequence { return true }
-      if let to, line.sequence > to { return false }
+    // A stream or a category is read through the writer's index when there is one.
+    try invocation.logReader.forEachEvent(matching: filter, from: firstSequence, through: to) {
+      line in
       if let time = notBefore {
         if line.timestamp < time { return true }
         notBefore = nil
       }
-      guard filter.isEmpty || filter.matches(line) else { return true }
       return show(line)
     }
     if !json {

@@ -1,0 +1,162 @@
+import Events
+
+extension LogReader {
+  /// Calls `body` with each committed event that passes `filter`, in seq order, from seq
+  /// `first` through `last`; `body` returns false to stop.
+  ///
+  /// With streams or categories in the filter and a saved index beside the log that checks
+  /// (`<log>.index`), only their lines are read, where the index puts them, and then the lines
+  /// appended after the index; otherwise, or when they are more than an eighth of the log, the
+  /// log is scanned.
+  /// - Throws: `EngineError.fileNotFound` when there is no log, `.corruptLine` for a bad line.
+  public func forEachEvent(
+    matching filter: EventFilter, from first: Int64 = 1, through last: Int64? = nil,
+    _ body: (EventLine) throws -> Bool
+  ) throws {
+    if !filter.streams.isEmpty || !filter.categories.isEmpty {
+      let file = try FileDescriptor.open(path, .readOnly)
+      defer { file.close() }
+      let tail = try LogTail.examine(file, path: path)
+      if case .success(let index) = LogIndexFile.open(
+        forLog: path, log: file, committedEnd: tail.committedEnd)
+      {
+        do {
+          if try forEachEvent(
+            matching: filter, from: first, through: last, index: index, file: file,
+            end: tail.committedEnd, body)
+          {
+            return
+          }
+        } catch let damage as LogIndexFile.Damaged {
+          warn(
+            "ignoring the index '\(LogIndexFile.path(forLog: path))' (\(damage.problem)): reading the log instead"
+          )
+        }
+      }
+    }
+    var start = LogReader.Position.start
+    if first > 1, let position = try position(afterSequence: first - 1) { start = position }
+    try forEachEvent(from: start) { line in
+      if line.sequence < first { return true }
+      if let last, line.sequence > last { return false }
+      guard filter.matches(line) else { return true }
+      return try body(line)
+    }
+  }
+
+  /// The indexed way; false when it does not pay (too many lines), and the caller scans.
+  private func forEachEvent(
+    matching filter: EventFilter, from first: Int64, through last: Int64?,
+    index: LogIndexFile, file: FileDescriptor, end: Int64,
+    _ body: (EventLine) throws -> Bool
+  ) throws -> Bool {
+    var offsets: [Int64] = []
+    if !filter.streams.isEmpty {
+      for stream in filter.streams {
+        let name = Array(stream.utf8)
+        if let saved = try name.withUnsafeBytes({ try index.stream(named: $0) }) {
+          offsets += try index.lineOffsets(of: saved)
+        }
+      }
+    } else {
+      for category in filter.categories {
+        let prefix = Array(category.utf8) + [0x2D]
+        var position = try prefix.withUnsafeBytes { try index.search($0).position }
+        while position < index.streamCount {
+          let stream = try index.stream(at: position)
+          guard stream.name.starts(with: prefix) else { break }
+          offsets += try index.lineOffsets(of: stream)
+          position += 1
+          if Double(offsets.count) > indexedReadShare * Double(index.eventCount) { return false }
+        }
+      }
+    }
+    if Double(offsets.count) > indexedReadShare * Double(index.eventCount) { return false }
+    offsets.sort()
+    var lines = LineWindow(file: file, path: path)
+    // What the offsets were chosen by: every line read there must pass it.
+    let chosenBy =
+      filter.streams.isEmpty
+      ? EventFilter(categories: filter.categories) : EventFilter(streams: filter.streams)
+    var previous: Int64 = -1
+    for offset in offsets where offset != previous {
+      previous = offset
+      let keepGoing = try lines.withLine(at: offset) { line throws -> Bool in
+        guard chosenBy.matches(line) else {
+          throw LogIndexFile.Damaged(
+            problem:
+              "it lists the line at byte \(offset), of '\(line.stream)', under another stream")
+        }
+        if line.sequence < first { return true }
+        if let last, line.sequence > last { return false }
+        guard filter.matches(line) else { return true }
+        return try body(line)
+      }
+      if !keepGoing { return true }
+    }
+    // The lines appended since the index was saved.
+    if let last, index.lastSequence >= last { return true }
+    try read(
+      file, from: Position(offset: index.coveredEnd, sequence: index.lastSequence + 1), to: end
+    ) { line in
+      if line.sequence < first { return true }
+      if let last, line.sequence > last { return false }
+      guard filter.matches(line) else { return true }
+      return try body(line)
+    }
+    return true
+  }
+}
+
+/// Reads single lines at given offsets through a 64 KiB window, so that lines close together
+/// cost one read.
+struct LineWindow {
+  let file: FileDescriptor
+  let path: String
+  private var start: Int64 = 0
+  private var bytes: [UInt8] = []
+
+  init(file: FileDescriptor, path: String) {
+    self.file = file
+    self.path = path
+  }
+
+  /// Calls `body` with the decoded line that starts at `offset`.
+  mutating func withLine<T>(at offset: Int64, _ body: (EventLine) throws -> T) throws -> T {
+    var newline = newlineInWindow(after: offset)
+    var size = 64 << 10
+    while newline == nil {
+      bytes = try file.readFully(count: size, at: offset)
+      start = offset
+      newline = newlineInWindow(after: offset)
+      if newline == nil {
+        guard bytes.count == size else {
+          throw EngineError.corruptLine(
+            path: path, line: 0, offset: offset, problem: "line has no end")
+        }
+        size *= 4
+      }
+    }
+    let from = Int(offset - start)
+    let length = (newline ?? from) - from
+    let path = self.path
+    return try bytes.withUnsafeBufferPointer { buffer in
+      guard let base = buffer.baseAddress else {
+        throw EngineError.corruptLine(path: path, line: 0, offset: offset, problem: "empty line")
+      }
+      let line: EventLine
+      do throws(LogLineCodec.Problem) {
+        line = try LogLineCodec.decode(base + from, length: length, lineNumber: 0, offset: offset)
+      } catch {
+        throw EngineError.corruptLine(path: path, line: 0, offset: offset, problem: error.message)
+      }
+      return try body(line)
+    }
+  }
+
+  /// The index in `bytes` of the `\n` ending the line at `offset`, when the window holds it.
+  private func newlineInWindow(after offset: Int64) -> Int? {
+    guard offset >= start, offset < start + Int64(bytes.count) else { return nil }
+    return bytes[Int(offset - start)...].firstIndex(of: 0x0A)
+  }
+}
