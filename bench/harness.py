@@ -492,6 +492,15 @@ class Harness:
                       f"{100 * rebuild / catch_up:.0f} % of replay rebuild's {rate(last / rebuild)}",
                       "≥ 90 %"])
 
+        # The library's subscription: every event as a RecordedEvent through the channel.
+        if os.access(self.bench, os.X_OK) and "subscribe" in subprocess.run(
+                [self.bench], capture_output=True, text=True).stderr:
+            library = self.time_internal([[self.bench, "subscribe", self.log, "--count", str(last)]],
+                                         runs=min(self.runs, 3))[0]
+            table.append([f"catch-up: LogSubscription (async, a RecordedEvent each) over {last:,} events",
+                          rate(last / library["seconds"]),
+                          f"{100 * rebuild / library['seconds']:.0f} % of replay rebuild", "≥ 90 %"])
+
         # A writer's durable single appends with 8 followers, against none.
         appends = 20 if self.options.smoke else 100
 

@@ -16,9 +16,10 @@ import Synchronization
 /// }
 /// ```
 ///
-/// The log is read on a thread of its own (it blocks in `poll` while idle); at most a few
-/// thousand events wait for the consumer, so a slow consumer slows the reading instead of
-/// filling memory. Ending the loop, or cancelling its task, stops the thread.
+/// The log is read on a thread of its own (it blocks in `poll` while idle) and handed over in
+/// batches of up to 256 events; at most 4,096 events wait for the consumer, so a slow consumer
+/// slows the reading instead of filling memory. Ending the loop, or cancelling its task, stops
+/// the thread.
 public struct LogSubscription: AsyncSequence, Sendable {
   public typealias Element = RecordedEvent
 
@@ -34,12 +35,29 @@ public struct LogSubscription: AsyncSequence, Sendable {
     self.filter = filter
   }
 
+  /// Events handed over at once: one lock and one wake-up per batch, not per event.
+  static let batchSize = 256
+
   public func makeAsyncIterator() -> Iterator {
     let follower = LogFollower(path: path, from: start, filter: filter)
-    let channel = EventChannel<RecordedEvent>()
+    // At most 16 batches (4,096 events) wait for the consumer.
+    let channel = EventChannel<[RecordedEvent]>(capacity: 16)
     let thread = Thread {
       do {
-        try follower.follow { line in channel.send(line.recordedEvent()) }
+        var batch: [RecordedEvent] = []
+        batch.reserveCapacity(Self.batchSize)
+        // Everything committed so far is handed over before the follower waits for more.
+        func handOver() -> Bool {
+          guard !batch.isEmpty else { return true }
+          let full = batch
+          batch.removeAll(keepingCapacity: true)
+          return channel.send(full)
+        }
+        try follower.follow(caughtUp: handOver) { line in
+          batch.append(line.recordedEvent())
+          return batch.count < Self.batchSize || handOver()
+        }
+        _ = handOver()
         channel.finish(throwing: nil)
       } catch {
         channel.finish(throwing: error)
@@ -52,23 +70,37 @@ public struct LogSubscription: AsyncSequence, Sendable {
 
   public struct Iterator: AsyncIteratorProtocol {
     let handle: Handle
+    private var batch: [RecordedEvent] = []
+    private var position = 0
+
+    init(handle: Handle) {
+      self.handle = handle
+    }
 
     public mutating func next() async throws -> RecordedEvent? {
+      if position < batch.count {
+        position += 1
+        return batch[position - 1]
+      }
       let handle = handle
-      return try await withTaskCancellationHandler {
+      let next = try await withTaskCancellationHandler {
         try await handle.channel.receive()
       } onCancel: {
         handle.stop()
       }
+      guard let next, !next.isEmpty else { return nil }
+      batch = next
+      position = 1
+      return batch[0]
     }
   }
 
   /// Stops the reading thread when the iterator goes away.
   public final class Handle: Sendable {
     let follower: LogFollower
-    let channel: EventChannel<RecordedEvent>
+    let channel: EventChannel<[RecordedEvent]>
 
-    init(follower: LogFollower, channel: EventChannel<RecordedEvent>) {
+    init(follower: LogFollower, channel: EventChannel<[RecordedEvent]>) {
       self.follower = follower
       self.channel = channel
     }

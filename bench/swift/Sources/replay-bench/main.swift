@@ -8,6 +8,7 @@
 //   replay-bench append <source> <out> --count n
 //   replay-bench raw-append <source> <out> --count n
 //   replay-bench nearest --points n --seed s [--write-points f] [--write-neighbors f] [--check m]
+//   replay-bench subscribe <log> [--count n]             a LogSubscription's catch-up
 import Foundation
 
 #if canImport(Glibc)
@@ -69,7 +70,7 @@ let commandLine = Array(CommandLine.arguments.dropFirst())
 do {
   guard let command = commandLine.first else {
     throw BenchError(
-      "usage: replay-bench split|jsondecoder|import|raw-write|append|raw-append|nearest ...")
+      "usage: replay-bench split|jsondecoder|import|raw-write|append|raw-append|nearest|subscribe ...")
   }
   let arguments = Arguments(commandLine.dropFirst())
   switch command {
@@ -80,6 +81,7 @@ do {
   case "append": try WriteBenchmarks.append(arguments)
   case "raw-append": try WriteBenchmarks.rawAppend(arguments)
   case "nearest": try NearestBenchmark.run(arguments)
+  case "subscribe": try SubscribeBenchmark.run(arguments)
   default: throw BenchError("unknown subcommand '\(command)'")
   }
 } catch {
