@@ -178,6 +178,17 @@ public final class LogFollower: Sendable {
     if stoppedAlready { return }
 
     var (position, skipThrough, notBefore) = try startingPoint(file)
+    // A stream or a category: what the writer's index covers is read where it puts it.
+    if !filter.streams.isEmpty || !filter.categories.isEmpty, notBefore == nil {
+      switch try indexedCatchUp(file, from: position, after: skipThrough, through: last, body) {
+      case .notUsed: break
+      case .stopped: return
+      case .skipping(let delivered): skipThrough = max(skipThrough, delivered)
+      case .read(let next, let covered):
+        position = next
+        skipThrough = max(skipThrough, covered)
+      }
+    }
     while true {
       let end = try committedEnd(of: file)
       guard end >= position.offset else {
@@ -230,6 +241,52 @@ public final class LogFollower: Sendable {
         throw FollowError.logReplaced(path: path)
       }
     }
+  }
+
+  enum IndexedCatchUp {
+    case notUsed
+    case stopped
+    case skipping(through: Int64)
+    case read(next: LogReader.Position, covered: Int64)
+  }
+
+  /// Delivers the filter's events the index covers, from `position` on (only lines the index
+  /// covers, which are committed: it was checked against the committed end). `.notUsed` when
+  /// there is no usable index, it covers nothing past `position`, or the lines are too many.
+  private func indexedCatchUp(
+    _ file: FileDescriptor, from position: LogReader.Position, after skipThrough: Int64,
+    through last: Int64?, _ body: (EventLine) throws -> Bool
+  ) throws -> IndexedCatchUp {
+    let end = try committedEnd(of: file)
+    guard case .success(let index) = LogIndexFile.open(forLog: path, log: file, committedEnd: end),
+      index.coveredEnd > position.offset
+    else { return .notUsed }
+    var stopped = false
+    var delivered = skipThrough
+    let through = min(last ?? .max, index.lastSequence)
+    do {
+      let used = try reader.forEachEvent(
+        matching: filter, from: max(position.sequence, skipThrough + 1), through: through,
+        index: index, file: file, end: nil
+      ) { line in
+        if isStopped {
+          stopped = true
+          return false
+        }
+        let goOn = try body(line)
+        delivered = line.sequence
+        if !goOn { stopped = true }
+        return goOn
+      }
+      guard used else { return .notUsed }
+    } catch is LogIndexFile.Damaged {
+      // The scan takes over from the start point, skipping what was delivered (in seq order).
+      return stopped ? .stopped : .skipping(through: delivered)
+    }
+    if stopped || (last.map { $0 <= index.lastSequence } ?? false) { return .stopped }
+    return .read(
+      next: LogReader.Position(offset: index.coveredEnd, sequence: index.lastSequence + 1),
+      covered: index.lastSequence)
   }
 
   /// Where reading starts, the seqs to skip (those at or before `skipThrough`) and, for a time,

@@ -45,9 +45,11 @@ extension LogReader {
   }
 
   /// The indexed way; false when it does not pay (too many lines), and the caller scans.
-  private func forEachEvent(
+  /// With `end` nil, only the lines the index covers are read (the caller reads the rest); a
+  /// `body` that returns false stops it as it stops a scan.
+  func forEachEvent(
     matching filter: EventFilter, from first: Int64, through last: Int64?,
-    index: LogIndexFile, file: FileDescriptor, end: Int64,
+    index: LogIndexFile, file: FileDescriptor, end: Int64?,
     _ body: (EventLine) throws -> Bool
   ) throws -> Bool {
     var offsets: [Int64] = []
@@ -95,6 +97,7 @@ extension LogReader {
       if !keepGoing { return true }
     }
     // The lines appended since the index was saved.
+    guard let end else { return true }
     if let last, index.lastSequence >= last { return true }
     try read(
       file, from: Position(offset: index.coveredEnd, sequence: index.lastSequence + 1), to: end

@@ -113,6 +113,54 @@ import Testing
     }
   }
 
+  @Test func aFilteredCatchUpThroughTheIndexDeliversWhatAScanDelivers() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      var configuration = testConfiguration()
+      configuration.indexSaveThreshold = 50
+      let saving = try EventLog(path: path, configuration: configuration)
+      var generator = SplitMix64(seed: TestSeed.make("aFilteredCatchUpThroughTheIndex"))
+      func fill(_ log: EventLog, _ count: Int) throws {
+        for _ in 0..<count {
+          let number = generator.next() % 40
+          let stream = number % 3 == 0 ? "location-\(number)" : "contact-\(number)"
+          try log.append([proposed("ContactFavorited", #"{"id":"x"}"#)], to: stream)
+        }
+      }
+      try fill(saving, 400)
+      // Lines past the saved index.
+      var other = testConfiguration()
+      other.indexSaveThreshold = nil
+      let late = try EventLog(path: path, configuration: other)
+      try fill(late, 15)
+      #expect(FileManager.default.fileExists(atPath: path + ".index"))
+      let all = try readAll(path)
+      for filter in [
+        EventFilter(streams: ["contact-1"]), EventFilter(streams: ["location-3", "contact-2"]),
+      ] {
+        for start in [FollowStart.beginning, .afterSequence(123), .afterSequence(405)] {
+          var seen: [Int64] = []
+          try LogFollower(path: path, from: start, filter: filter).follow(caughtUp: { false }) {
+            seen.append($0.sequence)
+            return true
+          }
+          let after: Int64 = if case .afterSequence(let n) = start { n } else { 0 }
+          let expected = all.filter { $0.sequence > after && filter.matches($0) }.map(\.sequence)
+          #expect(seen == expected, "\(filter) \(start)")
+          // Stopping part-way, and `through`, as a scan would.
+          var firstTwo: [Int64] = []
+          try LogFollower(path: path, from: start, filter: filter).follow(
+            through: 300, caughtUp: { false }
+          ) {
+            firstTwo.append($0.sequence)
+            return firstTwo.count < 2
+          }
+          #expect(firstTwo == Array(expected.filter { $0 <= 300 }.prefix(2)), "\(filter) \(start)")
+        }
+      }
+    }
+  }
+
   @Test func anUnfinishedWriteIsNotDeliveredUntilItIsComplete() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/log.jsonl"
