@@ -463,3 +463,56 @@ import Testing
     }
   }
 }
+
+/// The word-at-a-time byte classifiers of the envelope's name readers, against a byte-by-byte
+/// reference: every byte value at every position of a word, among neighbours that are in the
+/// class and out of it (an inexact classifier shows as a wrong lowest flag).
+@Suite struct NameByteClassifierTests {
+  static func isTypeNameByte(_ byte: UInt8) -> Bool {
+    (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+      || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F || byte == 0x2E
+  }
+
+  static func isPlainPrintableByte(_ byte: UInt8) -> Bool {
+    byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C
+  }
+
+  /// The flags `classify` must give `bytes`: the high bit of each byte outside the class.
+  static func expectedFlags(_ bytes: [UInt8], _ inClass: (UInt8) -> Bool) -> UInt64 {
+    var flags: UInt64 = 0
+    for (index, byte) in bytes.enumerated() where !inClass(byte) {
+      flags |= 0x80 << UInt64(8 * index)
+    }
+    return flags
+  }
+
+  static func check(_ classify: (UInt64) -> UInt64, _ inClass: @escaping (UInt8) -> Bool) {
+    let fillers: [UInt8] = [0x61, 0x5F, 0x22, 0x00, 0xFF, 0x7F, 0x20, 0x2E]
+    for filler in fillers {
+      for position in 0..<8 {
+        for value in 0...255 {
+          var bytes = [UInt8](repeating: filler, count: 8)
+          bytes[position] = UInt8(value)
+          var word: UInt64 = 0
+          for (index, byte) in bytes.enumerated() { word |= UInt64(byte) << UInt64(8 * index) }
+          let found = classify(word)
+          let expected = expectedFlags(bytes, inClass)
+          if found != expected {
+            Issue.record(
+              "bytes \(bytes.map { String($0, radix: 16) }): flags \(String(found, radix: 16)), expected \(String(expected, radix: 16))"
+            )
+            return
+          }
+        }
+      }
+    }
+  }
+
+  @Test func typeNameBytes() {
+    Self.check(JSONCursor.nonTypeNameBytes, Self.isTypeNameByte)
+  }
+
+  @Test func printableBytes() {
+    Self.check(JSONCursor.nonPrintableOrSpecialBytes, Self.isPlainPrintableByte)
+  }
+}

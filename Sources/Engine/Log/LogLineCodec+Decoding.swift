@@ -17,8 +17,13 @@ extension LogLineCodec {
   /// What the decoder remembers from one line to the next of the same read: the last `at` it
   /// checked, since the events of one write share it and a 24-byte comparison is cheaper than
   /// checking the date again.
+  /// Likewise the last `batch` read, as its exact bytes (closing bracket included, so a longer
+  /// value never matches) and its value.
   struct Memo {
     var timestamp: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    var batchText: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    var batchCount = 0
+    var batch: ClosedRange<Int64> = 1...1
   }
 
   /// Decodes and checks one line (without its `\n`).
@@ -164,45 +169,45 @@ extension LogLineCodec {
       var isFirst = true
       quick: if cursor.consume("{\"seq\":") {
         isFirst = false
-        try decodeMember(.seq, &line, &cursor, memo: &memo)
+        line.sequence = try readPositive(&cursor, "seq")
         seen |= Member.seq.bit
         next = .id
         guard cursor.consume(",\"id\":") else { break quick }
-        try decodeMember(.id, &line, &cursor, memo: &memo)
+        line.idOffset = try readEventID(&cursor)
         seen |= Member.id.bit
         next = .stream
         guard cursor.consume(",\"stream\":") else { break quick }
-        try decodeMember(.stream, &line, &cursor, memo: &memo)
+        line.streamSlice = try readStream(&cursor)
         seen |= Member.stream.bit
         next = .version
         guard cursor.consume(",\"version\":") else { break quick }
-        try decodeMember(.version, &line, &cursor, memo: &memo)
+        line.version = try readPositive(&cursor, "version")
         seen |= Member.version.bit
         next = .type
         guard cursor.consume(",\"type\":") else { break quick }
-        try decodeMember(.type, &line, &cursor, memo: &memo)
+        line.typeSlice = try readType(&cursor)
         seen |= Member.type.bit
         next = .schema
         guard cursor.consume(",\"schema\":") else { break quick }
-        try decodeMember(.schema, &line, &cursor, memo: &memo)
+        line.schemaVersion = try readSchema(&cursor)
         seen |= Member.schema.bit
         next = .at
         guard cursor.consume(",\"at\":") else { break quick }
-        try decodeMember(.at, &line, &cursor, memo: &memo)
+        line.timestampOffset = try readTimestamp(&cursor, memo: &memo)
         seen |= Member.at.bit
         next = .batch
         if cursor.consume(",\"batch\":") {
-          try decodeMember(.batch, &line, &cursor, memo: &memo)
+          line.batch = try readBatch(&cursor, memo: &memo)
           seen |= Member.batch.bit
           next = .meta
         }
         if cursor.consume(",\"meta\":") {
-          try decodeMember(.meta, &line, &cursor, memo: &memo)
+          line.metaRange = try readMeta(&cursor)
           seen |= Member.meta.bit
           next = .data
         }
         guard cursor.consume(",\"data\":") else { break quick }
-        try decodeMember(.data, &line, &cursor, memo: &memo)
+        line.dataRange = try readData(&cursor)
         seen |= Member.data.bit
         next = .data
       } else {
@@ -266,53 +271,152 @@ extension LogLineCodec {
   }
 
   /// Reads the value of `member` (the cursor just after its `:`).
-  @inline(__always)
   static func decodeMember(
     _ member: Member, _ line: inout EventLine, _ cursor: inout JSONCursor, memo: inout Memo
   ) throws(Problem) {
-    do {
-      switch member {
-      case .seq: line.sequence = try readPositive(&cursor, "seq")
-      case .version: line.version = try readPositive(&cursor, "version")
-      case .schema:
-        let schema = try readPositive(&cursor, "schema")
-        guard let value = Int(exactly: schema) else {
-          throw Problem(message: "'schema' \(schema) is too large")
-        }
-        line.schemaVersion = value
-      case .id: line.idOffset = try readEventID(&cursor)
-      case .at: line.timestampOffset = try readTimestamp(&cursor, memo: &memo)
-      case .stream:
-        let slice = try cursor.readStringSliceQuickly()
-        if let problem = streamNameProblem(slice, cursor) {
-          throw Problem(message: "'stream': \(problem)")
-        }
-        line.streamSlice = slice
-      case .type:
-        let slice = try cursor.readStringSliceQuickly()
-        if let problem = typeNameProblem(slice, cursor) {
-          throw Problem(message: "'type': \(problem)")
-        }
-        line.typeSlice = slice
-      case .batch: line.batch = try readBatch(&cursor)
-      case .meta:
-        cursor.skipWhitespace()
-        let start = cursor.position
-        var metadata = EventMetadata()
-        try readMetadata(&cursor, into: &metadata, building: false)
-        line.metaRange = start..<cursor.position
-      case .data:
-        cursor.skipWhitespace()
-        guard cursor.currentByte == 0x7B else {
-          throw Problem(message: "'data' is not an object")
-        }
-        line.dataRange = try cursor.skipValue()
-      }
-    } catch let problem as Problem {
-      throw problem
-    } catch {
-      throw Problem(message: "malformed '\(member.name)': \(error)")
+    switch member {
+    case .seq: line.sequence = try readPositive(&cursor, "seq")
+    case .version: line.version = try readPositive(&cursor, "version")
+    case .schema: line.schemaVersion = try readSchema(&cursor)
+    case .id: line.idOffset = try readEventID(&cursor)
+    case .at: line.timestampOffset = try readTimestamp(&cursor, memo: &memo)
+    case .stream: line.streamSlice = try readStream(&cursor)
+    case .type: line.typeSlice = try readType(&cursor)
+    case .batch: line.batch = try readBatch(&cursor, memo: &memo)
+    case .meta: line.metaRange = try readMeta(&cursor)
+    case .data: line.dataRange = try readData(&cursor)
     }
+  }
+
+  /// `schema`: an integer ≥ 1 that fits an `Int`.
+  @inline(__always)
+  static func readSchema(_ cursor: inout JSONCursor) throws(Problem) -> Int {
+    let schema = try readPositive(&cursor, "schema")
+    guard let value = Int(exactly: schema) else {
+      throw Problem(message: "'schema' \(schema) is too large")
+    }
+    return value
+  }
+
+  /// `stream`. Quick step: a string of printable ASCII, checked a word at a time as it is
+  /// scanned, not empty, not too long and without a space at either end; anything else is read
+  /// in full and `EnvelopeRules` says what is wrong, if anything.
+  @inline(__always)
+  static func readStream(_ cursor: inout JSONCursor) throws(Problem) -> JSONStringSlice {
+    if let slice = cursor.stringSlice(ofBytesNotFlaggedBy: JSONCursor.nonPrintableOrSpecialBytes) {
+      let count = slice.end - slice.start
+      if count > 0, count <= EnvelopeRules.maximumStreamNameLength,
+        cursor.byte(at: slice.start) != 0x20, cursor.byte(at: slice.end - 1) != 0x20
+      {
+        return slice
+      }
+      cursor.position = slice.start - 1
+    }
+    let slice = try readNameSlice(&cursor, "stream")
+    if let problem = streamNameProblem(slice, cursor) {
+      throw Problem(message: "'stream': \(problem)")
+    }
+    return slice
+  }
+
+  /// `type`. Quick step: a string of ASCII letters, digits, `_` and `.`, checked a word at a
+  /// time as it is scanned, starting with a letter and not too long; anything else is read in
+  /// full and `EnvelopeRules` says what is wrong.
+  @inline(__always)
+  static func readType(_ cursor: inout JSONCursor) throws(Problem) -> JSONStringSlice {
+    if let slice = cursor.stringSlice(ofBytesNotFlaggedBy: JSONCursor.nonTypeNameBytes) {
+      let count = slice.end - slice.start
+      if count > 0, count <= EnvelopeRules.maximumTypeNameLength,
+        (cursor.byte(at: slice.start) | 0x20) &- 0x61 < 26
+      {
+        return slice
+      }
+      cursor.position = slice.start - 1
+    }
+    let slice = try readNameSlice(&cursor, "type")
+    if let problem = typeNameProblem(slice, cursor) {
+      throw Problem(message: "'type': \(problem)")
+    }
+    return slice
+  }
+
+  /// The general step of the name readers: any JSON string.
+  static func readNameSlice(
+    _ cursor: inout JSONCursor, _ name: StaticString
+  ) throws(Problem) -> JSONStringSlice {
+    do throws(JSONSyntaxError) {
+      return try cursor.readStringSlice()
+    } catch {
+      throw Problem(message: "malformed '\(name)': \(error)")
+    }
+  }
+
+  /// `meta`, checked (see `readMetadata`); returns its range.
+  @inline(__always)
+  static func readMeta(_ cursor: inout JSONCursor) throws(Problem) -> Range<Int> {
+    cursor.skipWhitespace()
+    let start = cursor.position
+    var metadata = EventMetadata()
+    try readMetadata(&cursor, into: &metadata, building: false)
+    return start..<cursor.position
+  }
+
+  /// `data`: one JSON object, every byte of it checked; returns its range.
+  @inline(__always)
+  static func readData(_ cursor: inout JSONCursor) throws(Problem) -> Range<Int> {
+    if cursor.currentByte == 0x7B, let range = cursor.skipCompactObject() { return range }
+    cursor.skipWhitespace()
+    guard cursor.currentByte == 0x7B else {
+      throw Problem(message: "'data' is not an object")
+    }
+    do {
+      return try cursor.skipValue()
+    } catch {
+      throw Problem(message: "malformed 'data': \(error)")
+    }
+  }
+
+  /// `batch`. Quick step: the same bytes as the last `batch` read (the events of one write share
+  /// it), compared as three words.
+  @inline(__always)
+  static func readBatch(
+    _ cursor: inout JSONCursor, memo: inout Memo
+  ) throws(Problem) -> ClosedRange<Int64> {
+    let start = cursor.position
+    let wordsReadable = start + 24 <= cursor.end + cursor.readableSlack
+    if memo.batchCount > 0, wordsReadable,
+      maskedWords(cursor.pointer(at: start), count: memo.batchCount) == memo.batchText
+    {
+      cursor.position = start + memo.batchCount
+      return memo.batch
+    }
+    let batch = try readBatch(&cursor)
+    let count = cursor.position - start
+    if count <= 24, wordsReadable {
+      memo.batchText = maskedWords(cursor.pointer(at: start), count: count)
+      memo.batchCount = count
+      memo.batch = batch
+    }
+    return batch
+  }
+
+  /// The first `count` (≤ 24) bytes at `bytes` as three little-endian words, zero past `count`;
+  /// 24 bytes must be readable.
+  @inline(__always)
+  static func maskedWords(
+    _ bytes: UnsafePointer<UInt8>, count: Int
+  ) -> (UInt64, UInt64, UInt64) {
+    @inline(__always) func mask(_ count: Int) -> UInt64 {
+      count >= 8 ? ~0 : count <= 0 ? 0 : (1 &<< UInt64(8 &* count)) &- 1
+    }
+    let raw = UnsafeRawPointer(bytes)
+    return (
+      UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) & mask(count),
+      UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        & mask(count - 8),
+      UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        & mask(count - 16)
+    )
   }
 
   /// An integer ≥ 1. Quick step: up to 18 plain digits (no overflow possible); anything else
@@ -466,14 +570,14 @@ extension LogLineCodec {
           }
           try cursor.expect(0x3A, "':' after a 'meta' key")
         }
-        let name = EventMetadata.keys[field]
         guard seen & (1 << field) == 0 else {
+          let name = metaKey(field)
           throw Problem(message: "'meta' member '\(name)' appears twice")
         }
         seen |= 1 << field
         cursor.skipWhitespace()
         guard cursor.currentByte == 0x22 else {
-          throw Problem(message: "'meta' member '\(name)' is not a string")
+          throw Problem(message: "'meta' member '\(metaKey(field))' is not a string")
         }
         if building {
           let text = try cursor.readString()

@@ -127,7 +127,7 @@ extension AuditReport {
         let index = Int(sequence - 1)
         let start = scan.lineOffsets[index]
         let end = index + 1 < scan.lineOffsets.count ? scan.lineOffsets[index + 1] : scan.endOffset
-        try reader.read(
+        _ = try reader.read(
           file, from: LogReader.Position(offset: start, sequence: sequence), to: end,
           through: sequence
         ) { line in

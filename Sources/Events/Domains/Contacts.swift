@@ -245,7 +245,7 @@ public struct ContactAdded: EventPayload, Hashable {
   }
 
   private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+    let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
     var id: ContactID?
     var name: String?
     var companyName: String?
@@ -314,7 +314,7 @@ public struct ContactFavorited: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      (id, source) = try ContactID.decodeWithSource(&cursor, type: Self.eventType, strict: strict)
+      (id, source) = try ContactID.decodeWithSource(&cursor, type: Self.self, strict: strict)
     default: throw Self.unsupported(schemaVersion)
     }
   }
@@ -353,7 +353,7 @@ public struct ContactUnfavorited: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      (id, source) = try ContactID.decodeWithSource(&cursor, type: Self.eventType, strict: strict)
+      (id, source) = try ContactID.decodeWithSource(&cursor, type: Self.self, strict: strict)
     default: throw Self.unsupported(schemaVersion)
     }
   }
@@ -362,7 +362,7 @@ public struct ContactUnfavorited: EventPayload, Hashable {
 extension ContactID {
   /// Decodes `{"id","source"?}`, the shape of both favourite events.
   static func decodeWithSource(
-    _ cursor: inout JSONCursor, type: String, strict: Bool
+    _ cursor: inout JSONCursor, type: any EventPayload.Type, strict: Bool
   ) throws(EventsError) -> (ContactID, String?) {
     let (id, source) = try decodeFavoritePayload(
       &cursor, type: type, strict: strict, readingSource: true)
@@ -374,7 +374,7 @@ extension ContactID {
   /// (checked as `ContactID.init(_:)` checks it) and, when `readingSource`, the source (else
   /// skipped). Replay's `EventVocabulary.favoriteToggle` uses the id's bytes as they are.
   static func decodeFavoritePayload(
-    _ cursor: inout JSONCursor, type: String, strict: Bool, readingSource: Bool
+    _ cursor: inout JSONCursor, type: any EventPayload.Type, strict: Bool, readingSource: Bool
   ) throws(EventsError) -> (id: JSONStringSlice, source: String?) {
     // Quick step: the writer's `{"id":"<plain id>"}`, read without setting up the general
     // reader (over half of a typical log is this payload). Anything else is read by the
@@ -575,7 +575,7 @@ public struct ContactUpdated: EventPayload, Hashable {
   }
 
   private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+    let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
     var id: ContactID?
     var update = ContactUpdated(id: ContactID(unchecked: ""))
     try cursor.decodeObject(scope) { field, cursor throws(EventsError) in

@@ -173,7 +173,7 @@ public enum EventVocabulary {
     var copy = cursor
     guard
       let id = try? ContactID.decodeFavoritePayload(
-        &copy, type: isFavorite ? ContactFavorited.eventType : ContactUnfavorited.eventType,
+        &copy, type: isFavorite ? ContactFavorited.self : ContactUnfavorited.self,
         strict: false, readingSource: false
       ).id, !id.hasEscapes
     else { return nil }

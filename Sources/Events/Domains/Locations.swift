@@ -164,7 +164,7 @@ public struct LocationAdded: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
       var id: LocationID?
       var name: String?
       var coordinate: Coordinate?
@@ -225,7 +225,7 @@ public struct LocationRenamed: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
       var id: LocationID?
       var name: String?
       var source: String?
@@ -285,7 +285,7 @@ public struct LocationMoved: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
       var id: LocationID?
       var coordinate: Coordinate?
       var source: String?
@@ -333,7 +333,7 @@ public struct LocationRemoved: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
       var id: LocationID?
       try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
         id = try cursor.decodeText(LocationID.self, field, scope)

@@ -30,9 +30,11 @@ public struct ObservationID: Hashable, Sendable, Comparable, CustomStringConvert
   /// Validates `text` as an id.
   /// - Throws: `EventsError.invalidValue` unless `text` is 12 characters of `0-9a-f`.
   public init(_ text: String) throws(EventsError) {
-    let isValid =
-      text.utf8.count == 12
-      && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    func check(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+      utf8.count == 12 && utf8.allSatisfy { $0 &- 0x30 < 10 || $0 &- 0x61 < 6 }
+    }
+    var copy = text
+    let isValid = text.utf8.withContiguousStorageIfAvailable(check) ?? copy.withUTF8(check)
     guard isValid else {
       throw EventsError.invalidValue(
         expected: Self.expectation, found: DomainText.quoted(text))
@@ -200,7 +202,7 @@ public struct ObservationRecorded: EventPayload, Hashable {
   }
 
   private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+    let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
     var id: ObservationID?
     var classification: Classification?
     var title: String?
@@ -312,7 +314,7 @@ public struct ObservationRevised: EventPayload, Hashable {
   }
 
   private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+    let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
     var id: ObservationID?
     var revision = ObservationRevised(id: ObservationID(unchecked: ""))
     try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
@@ -360,7 +362,7 @@ public struct ObservationRemoved: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
       var id: ObservationID?
       try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
         id = try cursor.decodeText(ObservationID.self, field, scope)

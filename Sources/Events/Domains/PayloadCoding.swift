@@ -96,12 +96,17 @@ struct PayloadField: Sendable {
 ///
 /// Decoders resolve each key to its index here (checking the expected next key first, since
 /// the log writes keys in this order) and switch on the index.
-struct PayloadLayout: Sendable, ExpressibleByDictionaryLiteral {
-  let fields: [PayloadField]
+///
+/// The fields are allocated once and never freed: every layout is a static constant, so a
+/// scope that holds one is copied per payload without touching a reference count.
+struct PayloadLayout: @unchecked Sendable, ExpressibleByDictionaryLiteral {
+  let fields: UnsafeBufferPointer<PayloadField>
 
   init(dictionaryLiteral elements: (StaticString, String)...) {
     precondition(elements.count <= 64, "a payload layout holds at most 64 keys")
-    fields = elements.map { PayloadField(name: $0.0, expected: $0.1) }
+    let storage = UnsafeMutableBufferPointer<PayloadField>.allocate(capacity: elements.count)
+    _ = storage.initialize(from: elements.lazy.map { PayloadField(name: $0.0, expected: $0.1) })
+    fields = UnsafeBufferPointer(storage)
   }
 
   /// The keys as strings, for messages and tests.
@@ -120,26 +125,55 @@ struct PayloadLayout: Sendable, ExpressibleByDictionaryLiteral {
 }
 
 /// Where a decoder stands: the event type, the object's layout, and the field holding it when it
-/// is nested. Builds field paths (`address.city`, `pictures[2].url`) only for error messages.
+/// is nested. Builds field paths (`address.city`, `pictures[2].url`) only for error messages;
+/// everything it holds is trivially copyable, so making and passing one costs no reference
+/// counting.
 struct PayloadScope {
-  let type: String
+  /// The event type whose payload this is.
+  let payload: any EventPayload.Type
   let layout: PayloadLayout
   let strict: Bool
-  /// The field of the enclosing object that holds this one, and the element index when that
+  /// The field of an enclosing object that holds another, and the element index when that
   /// field is an array.
-  var parent: (name: String, index: Int?)?
+  struct Link {
+    let layout: PayloadLayout
+    let field: Int
+    let index: Int?
+  }
+  /// The field of the enclosing object that holds this one, and the one that holds that (paths
+  /// name at most two enclosing fields; payloads nest one deep).
+  var parent: Link?
+  var grandparent: Link?
 
-  init(type: String, layout: PayloadLayout, strict: Bool) {
-    self.type = type
+  init(type: any EventPayload.Type, layout: PayloadLayout, strict: Bool) {
+    self.payload = type
     self.layout = layout
     self.strict = strict
   }
 
+  /// The event type's name, for messages.
+  var type: String { payload.eventType }
+
   /// The scope of the object held by `field` (element `index` when the field is an array).
   func nested(_ layout: PayloadLayout, in field: Int, index: Int? = nil) -> PayloadScope {
-    var scope = PayloadScope(type: type, layout: layout, strict: strict)
-    scope.parent = (path(field), index)
+    var scope = PayloadScope(type: payload, layout: layout, strict: strict)
+    scope.parent = Link(layout: self.layout, field: field, index: index)
+    scope.grandparent = parent
     return scope
+  }
+
+  /// The path of the field holding this object, and its element index when it is an array's.
+  var parentField: (name: String, index: Int?)? {
+    guard let parent else { return nil }
+    return (
+      Self.prefix(grandparent) + parent.layout.fields[parent.field].name.description, parent.index
+    )
+  }
+
+  private static func prefix(_ link: Link?) -> String {
+    guard let link else { return "" }
+    let name = link.layout.fields[link.field].name.description
+    return link.index.map { "\(name)[\($0)]." } ?? "\(name)."
   }
 
   /// The dotted path of `field`, e.g. `phone.work` or `pictures[1].url`.
@@ -148,8 +182,8 @@ struct PayloadScope {
   }
 
   private var prefix: String {
-    guard let parent else { return "" }
-    return parent.index.map { "\(parent.name)[\($0)]." } ?? "\(parent.name)."
+    guard let (name, index) = parentField else { return "" }
+    return index.map { "\(name)[\($0)]." } ?? "\(name)."
   }
 
   func invalid(_ field: Int, expected: String? = nil, found: String) -> EventsError {
@@ -195,7 +229,7 @@ extension JSONCursor {
     skipWhitespace()
     guard position < end, base[position] == 0x7B else {
       let found = describeFoundValue()
-      if let parent = scope.parent {
+      if let parent = scope.parentField {
         let field = parent.index.map { "\(parent.name)[\($0)]" } ?? parent.name
         throw EventsError.invalidField(
           type: scope.type, field: field, expected: "an object", found: found)
@@ -213,6 +247,19 @@ extension JSONCursor {
     var seen: UInt64 = 0
     var hint = 0
     while true {
+      // Quick step: the layout's next key, as the writer puts it (`"<key>":`, no whitespace).
+      if hint < scope.layout.fields.count, consumeKey(scope.layout.fields[hint].name) {
+        let bit: UInt64 = 1 << UInt64(hint)
+        if scope.strict, seen & bit != 0 {
+          throw EventsError.duplicateField(type: scope.type, field: scope.path(hint))
+        }
+        seen |= bit
+        let field = hint
+        hint += 1
+        try member(field, &self)
+        if try consumeMemberSeparator(scope) { continue }
+        return
+      }
       let key: JSONStringSlice
       do throws(JSONSyntaxError) {
         key = try readStringSlice()
@@ -232,7 +279,7 @@ extension JSONCursor {
         let name = bytes(of: key)
         var path = String(decoding: name, as: UTF8.self)
         if key.hasEscapes { path = JSONStringSlice.unescape(name) }
-        if let parent = scope.parent {
+        if let parent = scope.parentField {
           path = (parent.index.map { "\(parent.name)[\($0)]." } ?? "\(parent.name).") + path
         }
         throw EventsError.unknownField(type: scope.type, field: path, allowed: scope.layout.names)
@@ -245,16 +292,53 @@ extension JSONCursor {
           throw scope.malformed(JSONSyntaxError(offset: position, expected: "a value", found: "?"))
         }
       }
-      skipWhitespace()
-      guard position < end else {
-        throw scope.malformed(self.error("',' or '}' after an object member"))
-      }
-      let next = base[position]
-      position += 1
-      if next == 0x2C { continue }
-      if next == 0x7D { return }
-      throw scope.malformed(self.error("',' or '}' after an object member", at: position - 1))
+      if try consumeMemberSeparator(scope) { continue }
+      return
     }
+  }
+
+  /// Consumes what follows an object member: `,` (returns `true`, another member follows) or
+  /// `}` (returns `false`), whitespace before it allowed.
+  @inline(__always)
+  mutating func consumeMemberSeparator(_ scope: PayloadScope) throws(EventsError) -> Bool {
+    skipWhitespace()
+    guard position < end else {
+      throw scope.malformed(self.error("',' or '}' after an object member"))
+    }
+    let next = base[position]
+    position += 1
+    if next == 0x2C { return true }
+    if next == 0x7D { return false }
+    throw scope.malformed(self.error("',' or '}' after an object member", at: position - 1))
+  }
+
+  /// Consumes `"<key>":` exactly (no whitespace), or nothing. Compares whole words where the
+  /// readable slack allows.
+  @inline(__always)
+  mutating func consumeKey(_ key: StaticString) -> Bool {
+    let count = key.utf8CodeUnitCount
+    guard position + count + 3 <= end, base[position] == 0x22,
+      base[position + count + 1] == 0x22, base[position + count + 2] == 0x3A
+    else { return false }
+    let found = UnsafeRawPointer(base + position + 1)
+    let expected = UnsafeRawPointer(key.utf8Start)
+    var index = 0
+    while index + 8 <= count {
+      guard
+        found.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+          == expected.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+      else { return false }
+      index += 8
+    }
+    while index < count {
+      guard
+        found.load(fromByteOffset: index, as: UInt8.self)
+          == expected.load(fromByteOffset: index, as: UInt8.self)
+      else { return false }
+      index += 1
+    }
+    position += count + 3
+    return true
   }
 
   /// Reads an array held by `field`, calling `element` with each index and the cursor at it.

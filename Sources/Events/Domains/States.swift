@@ -14,19 +14,26 @@ public struct ZipCode: Hashable, Sendable, Comparable, CustomStringConvertible {
   ///   spaces, too short or long), the reason: `expected a zip code of 5 digits or ZIP+4 (12345
   ///   or 12345-6789), found '350HH'`.
   public init(_ text: String) throws(EventsError) {
-    let utf8 = Array(text.utf8)
-    func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
-    let isValid: Bool
-    switch utf8.count {
-    case 5: isValid = utf8.allSatisfy(isDigit)
-    case 10:
-      isValid = utf8[5] == 0x2D && utf8[..<5].allSatisfy(isDigit) && utf8[6...].allSatisfy(isDigit)
-    default: isValid = false
-    }
-    guard isValid else {
+    guard Self.isValid(text) else {
       throw EventsError.invalidValue(expected: Self.expectation, found: Self.describeProblem(text))
     }
     rawValue = text
+  }
+
+  /// Whether `text` is 5 digits or 5 digits, `-` and 4 digits; read in place, without a copy.
+  private static func isValid(_ text: String) -> Bool {
+    func check(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+      func isDigit(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 }
+      switch utf8.count {
+      case 5: return utf8.allSatisfy(isDigit)
+      case 10:
+        return utf8[5] == 0x2D && utf8[..<5].allSatisfy(isDigit) && utf8[6...].allSatisfy(isDigit)
+      default: return false
+      }
+    }
+    if let valid = text.utf8.withContiguousStorageIfAvailable(check) { return valid }
+    var copy = text
+    return copy.withUTF8(check)
   }
 
   /// A code whose text the caller has checked as `init(_:)` does.
@@ -127,7 +134,7 @@ public struct StateAdded: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
       var state: StateName?
       var source: String?
       try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
@@ -182,7 +189,7 @@ public struct ZipCodeAdded: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
       var state: StateName?
       var zipCode: ZipCode?
       var source: String?
@@ -240,7 +247,7 @@ public struct ZipCodeModified: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
       var state: StateName?
       var from: ZipCode?
       var to: ZipCode?
@@ -294,7 +301,7 @@ public struct ZipCodeRemoved: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
       var state: StateName?
       var zipCode: ZipCode?
       try cursor.decodeObject(scope) { field, cursor throws(EventsError) in

@@ -436,7 +436,7 @@ public struct AnimalImported: EventPayload, Hashable {
   private init(
     versions1And2 cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
   ) throws(EventsError) {
-    let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+    let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
     var sourceID: Int?
     var id: AnimalID?
     var record = AnimalRecord(sourceID: 0)
@@ -562,7 +562,7 @@ public struct AnimalInserted: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
       var id: AnimalID?
       var name: String?
       var description: String?
@@ -616,7 +616,7 @@ public struct AnimalRemoved: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.eventType, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
       var id: AnimalID?
       try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
         id = try cursor.decodeText(AnimalID.self, field, scope)

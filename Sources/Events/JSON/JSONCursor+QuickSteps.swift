@@ -146,6 +146,18 @@ extension JSONCursor {
   /// anything else, or when too few bytes are readable past the end for whole words.
   @inlinable @inline(__always)
   package mutating func plainStringSlice() -> JSONStringSlice? {
+    stringSlice(ofBytesNotFlaggedBy: Self.specialBytes)
+  }
+
+  /// Quick step of the envelope's name readers: a string (the cursor at its opening quote)
+  /// whose bytes are all ones `outside` does not flag, scanned a word at a time; `nil` with the
+  /// cursor untouched at the first flagged byte that is not the closing quote, or when too few
+  /// bytes are readable past the end for whole words. `outside` must flag the quote and flag
+  /// exactly: the lowest flagged byte of a word must be one it means.
+  @inlinable @inline(__always)
+  package mutating func stringSlice(
+    ofBytesNotFlaggedBy outside: (UInt64) -> UInt64
+  ) -> JSONStringSlice? {
     guard position < end, base[position] == 0x22 else { return nil }
     let start = position + 1
     var index = start
@@ -153,9 +165,8 @@ extension JSONCursor {
     while index <= lastWord {
       let word = UInt64(
         littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-      let flags = Self.specialBytes(word)
+      let flags = outside(word)
       if flags != 0 {
-        // The lowest flag is exact.
         index += flags.trailingZeroBitCount &>> 3
         guard index < end, base[index] == 0x22 else { return nil }
         position = index + 1
@@ -164,6 +175,49 @@ extension JSONCursor {
       index += 8
     }
     return nil
+  }
+
+  /// The high bit of each byte of `word` that is zero, exactly (no borrow between bytes).
+  @inlinable @inline(__always)
+  package static func zeroBytes(_ word: UInt64) -> UInt64 {
+    let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+    return ~(((word & low7) &+ low7) | word | low7)
+  }
+
+  /// The high bit of each byte of `word` whose low seven bits are at least `value` (≤ 0x7F),
+  /// exactly: with every high bit forced on, no borrow crosses a byte.
+  @inlinable @inline(__always)
+  package static func lowSevenBitsAtLeast(_ word: UInt64, _ value: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    return ((word | highs) &- ones &* value) & highs
+  }
+
+  /// Flags (high bit per byte, exactly) the bytes of `word` that are not printable ASCII (below
+  /// 0x20, 0x7F and above), and `"` and `\`.
+  @inlinable @inline(__always)
+  package static func nonPrintableOrSpecialBytes(_ word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let control = ~lowSevenBitsAtLeast(word, 0x20) & highs
+    let delete = zeroBytes(word ^ (ones &* 0x7F))
+    let quote = zeroBytes(word ^ (ones &* 0x22))
+    let backslash = zeroBytes(word ^ (ones &* 0x5C))
+    return (word & highs) | control | delete | quote | backslash
+  }
+
+  /// Flags (high bit per byte, exactly) the bytes of `word` that are not an ASCII letter, digit,
+  /// `_` or `.` (the characters of an event type's name).
+  @inlinable @inline(__always)
+  package static func nonTypeNameBytes(_ word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let folded = word | (ones &* 0x20)
+    let letter = lowSevenBitsAtLeast(folded, 0x61) & ~lowSevenBitsAtLeast(folded, 0x7B)
+    let digit = lowSevenBitsAtLeast(word, 0x30) & ~lowSevenBitsAtLeast(word, 0x3A)
+    let underscore = zeroBytes(word ^ (ones &* 0x5F))
+    let dot = zeroBytes(word ^ (ones &* 0x2E))
+    return (word & highs) | (~(letter | digit | underscore | dot) & highs)
   }
 
   /// A string slice: `plainStringSlice`, else the general `readStringSlice` from the same place.
@@ -177,7 +231,7 @@ extension JSONCursor {
   /// deep): checks its syntax in one loop without recursion and returns its range; `nil` with
   /// the cursor untouched for anything else, and `skipValue` reads it from the same place.
   @usableFromInline
-  mutating func skipCompactObject() -> Range<Int>? {
+  package mutating func skipCompactObject() -> Range<Int>? {
     let start = position
     // One bit per open container, innermost lowest: 1 for an object, 0 for an array.
     var stack: UInt64 = 0

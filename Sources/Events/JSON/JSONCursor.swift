@@ -67,8 +67,18 @@ public struct JSONCursor {
   // MARK: Whitespace and punctuation
 
   /// Skips JSON whitespace (space, tab, line feed, carriage return).
-  @inlinable
+  ///
+  /// Inlined for its first step: the common case, a byte above 0x20 (never whitespace), costs
+  /// one comparison and no call.
+  @inlinable @inline(__always)
   public mutating func skipWhitespace() {
+    guard position < end, base[position] <= 0x20 else { return }
+    skipWhitespaceFromHere()
+  }
+
+  /// The loop of `skipWhitespace`.
+  @usableFromInline
+  mutating func skipWhitespaceFromHere() {
     while position < end {
       switch base[position] {
       case 0x20, 0x0A, 0x0D, 0x09: position += 1

@@ -85,6 +85,13 @@ public struct ByteKeyedTable<Key: UTF8Identifier>: Sendable {
   /// Whether `key`'s bytes are `bytes`.
   @inlinable @inline(__always)
   static func key(_ key: Key, hasBytes bytes: UnsafeRawBufferPointer) -> Bool {
+    // In place when the text is stored as UTF-8 (no copy of the key, so no reference count);
+    // a bridged string is copied first.
+    if let equal = key.rawValue.utf8.withContiguousStorageIfAvailable({
+      UTF8Bytes.equal(UnsafeRawBufferPointer($0), bytes)
+    }) {
+      return equal
+    }
     var text = key.rawValue
     return text.withUTF8 { UTF8Bytes.equal(UnsafeRawBufferPointer($0), bytes) }
   }

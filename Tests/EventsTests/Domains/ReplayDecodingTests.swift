@@ -322,3 +322,32 @@ import Testing
     #expect(checked > 2000)
   }
 }
+
+/// Payloads the `payload` fuzz target (Fuzz/Sources/FuzzPayload) flagged.
+@Suite struct PayloadFuzzFindingsTests {
+  /// Found by the fuzzer (CI, 2026-11-24): a `ContactUpdated` with a blank name and an unknown
+  /// key is read by replay (lenient: the log holds what it holds) and refused as user input
+  /// (strict: unknown key, blank name). Its encoding is then refused as user input too, since
+  /// the name is still blank, but read back by replay as the same event. The target had
+  /// demanded a strict reading of what only a lenient one accepted; the decoder was right.
+  @Test func aBlankNameIsReplayedButNotAcceptedAsInput() throws {
+    let data = Array(
+      #"{"id":"13","name":"","phone":{"x-work":"555-0200","home":""},"address":{"city":"Phoenix"}}"#
+        .utf8)
+    let replayed = try #require(
+      try EventVocabulary.decode(
+        type: "ContactUpdated", schemaVersion: 1, data: data, strict: false))
+    #expect(throws: EventsError.self) {
+      try EventVocabulary.decode(type: "ContactUpdated", schemaVersion: 1, data: data, strict: true)
+    }
+    let encoded = EventVocabulary.encode(replayed)
+    #expect(throws: EventsError.self) {
+      try EventVocabulary.decode(
+        type: encoded.type, schemaVersion: encoded.schemaVersion, data: encoded.data, strict: true)
+    }
+    let again = try EventVocabulary.decode(
+      type: encoded.type, schemaVersion: encoded.schemaVersion, data: encoded.data, strict: false)
+    #expect(again == replayed)
+    #expect(again.map { EventVocabulary.encode($0).data } == encoded.data)
+  }
+}
