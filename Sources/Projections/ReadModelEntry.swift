@@ -1,3 +1,5 @@
+import Events
+
 /// One entity of a read model as an ordered list of named text fields: the form diffs and audits
 /// compare (`name: Harry Potter`, `isFavorite: true`, `phone.work: 808-836-8966`).
 ///

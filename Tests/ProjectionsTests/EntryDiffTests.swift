@@ -1,3 +1,4 @@
+import Events
 import Testing
 
 @testable import Projections

@@ -26,7 +26,7 @@ extension LogReader {
       let stream = EntityStream(kind: kind, entityID: nameOrID)
       if !candidates.contains(stream) { candidates.append(stream) }
     }
-    let events = try events(inStreams: Set(candidates.map(\.name))).mapValues(\.events)
+    let events = try events(inStreams: candidates.map(\.name))
     let found = candidates.filter { events[$0.name] != nil }
     let chosen: EntityStream
     if let exact = found.first(where: { $0.name == nameOrID }) {
@@ -40,7 +40,7 @@ extension LogReader {
     } else {
       throw AuditError.ambiguousEntity(input: nameOrID, streams: found.map(\.name))
     }
-    return try Self.fold(events[chosen.name] ?? [], of: chosen, path: path)
+    return try Self.fold(events[chosen.name]?.events ?? [], of: chosen, path: path)
   }
 
   /// Folds one stream's events alone into fresh read models, recording the entity's entry

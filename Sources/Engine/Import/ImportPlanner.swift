@@ -87,7 +87,7 @@ public enum ImportPlanner {
   ///   event cannot be read.
   /// - Complexity: O(records + events in the streams).
   public static func plan(
-    _ parsed: ParsedSource, histories: [String: EventLog.StreamHistory], logPath: String,
+    _ parsed: ParsedSource, histories: EventLog.StreamHistories, logPath: String,
     metadata: EventMetadata, progress: ImportProgressHandler? = nil
   ) throws -> ImportPlan {
     var planning = Planning(
@@ -106,8 +106,8 @@ public enum ImportPlanner {
 
   /// The streams `parsed`'s records decide on, each once, in source order.
   public static func streams(of parsed: ParsedSource) -> [String] {
-    var seen: Set<String> = []
-    return parsed.records.map(\.command.streamName).filter { seen.insert($0).inserted }
+    var seen: Set<StreamName> = []
+    return parsed.records.map(\.command.streamName).filter { seen.insert(StreamName($0)).inserted }
   }
 
   /// The state of one stream while an import is planned.
@@ -119,14 +119,14 @@ public enum ImportPlanner {
 
   private struct Planning {
     let parsed: ParsedSource
-    let histories: [String: EventLog.StreamHistory]
+    let histories: EventLog.StreamHistories
     let logPath: String
     let metadata: EventMetadata
     let progress: ImportProgressHandler?
     var plan: ImportPlan
 
     init(
-      parsed: ParsedSource, histories: [String: EventLog.StreamHistory], logPath: String,
+      parsed: ParsedSource, histories: EventLog.StreamHistories, logPath: String,
       metadata: EventMetadata, progress: ImportProgressHandler?
     ) {
       self.parsed = parsed
@@ -140,9 +140,9 @@ public enum ImportPlanner {
     }
 
     mutating func decideAll<D: ImportDecider>(_ decider: D.Type) throws {
-      var streams: [String: StreamPlan<D.State>] = [:]
+      var streams: [StreamName: StreamPlan<D.State>] = [:]
       streams.reserveCapacity(parsed.records.count)
-      var order: [String] = []
+      var order: [StreamName] = []
       order.reserveCapacity(parsed.records.count)
       for (position, record) in parsed.records.enumerated() {
         if (position + 1) % SourceParser.progressInterval == 0 {
@@ -151,13 +151,13 @@ public enum ImportPlanner {
         guard let command = D.command(from: record.command) else {
           preconditionFailure("a \(parsed.kind) source holds only \(D.self) commands")
         }
-        let stream = command.streamName
+        let stream = StreamName(command.streamName)
         // Taken out of the dictionary while it changes, so its arrays are not copied.
         var entry: StreamPlan<D.State>
         if let existing = streams.removeValue(forKey: stream) {
           entry = existing
         } else {
-          let history = histories[stream] ?? .empty
+          let history = histories[stream.rawValue] ?? .empty
           let events = try history.events.compactMap {
             try $0.domainEvent(for: D.self, logPath: logPath)
           }
@@ -174,7 +174,7 @@ public enum ImportPlanner {
         }
         guard !decision.events.isEmpty else {
           let outcome = RecordOutcome(
-            recordIndex: record.index, label: record.label, stream: stream,
+            recordIndex: record.index, label: record.label, stream: stream.rawValue,
             reason: decision.noChangeReason ?? "nothing to change")
           if D.isRemoved(entry.state) {
             plan.keptRemoved.append(outcome)
@@ -187,15 +187,16 @@ public enum ImportPlanner {
         for (index, event) in decision.events.enumerated() {
           let version = entry.baseVersion + Int64(entry.events.count) + 1
           let id = ImportIdentity.eventID(
-            kind: parsed.kind, source: parsed.sourceName, stream: stream, version: version,
+            kind: parsed.kind, source: parsed.sourceName, stream: stream.rawValue, version: version,
             recordDigest: record.digest, position: index)
           let domainEvent = D.domainEvent(event)
           let proposed = EventVocabulary.proposedEvent(domainEvent, id: id, metadata: metadata)
           // Deciders only emit events for the stream they decided on.
-          precondition(proposed.stream == stream, "\(D.self) emitted an event for another stream")
+          precondition(
+            StreamName(proposed.stream) == stream, "\(D.self) emitted an event for another stream")
           entry.events.append(
             PlannedEvent(
-              recordIndex: record.index, stream: stream, version: version,
+              recordIndex: record.index, stream: stream.rawValue, version: version,
               type: proposed.event.type, summary: EventSummary.describe(domainEvent),
               event: proposed.event))
           entry.state.apply(event)
@@ -206,7 +207,7 @@ public enum ImportPlanner {
         plan.events += entry.events
         plan.writes.append(
           EventLog.StreamWrite(
-            stream: stream, expectedVersion: .exactly(entry.baseVersion),
+            stream: stream.rawValue, expectedVersion: .exactly(entry.baseVersion),
             events: entry.events.map(\.event)))
       }
     }

@@ -11,12 +11,16 @@ extension LogReader {
   /// - Complexity: with an index, one read per event of the streams plus a scan of the lines
   ///   appended since it was saved; without, O(n) in the log's size (a line's stream name
   ///   becomes a `String` only when its bytes hash like one of `streams`).
-  public func events(inStreams streams: Set<String>) throws -> [String: EventLog.StreamHistory] {
+  ///
+  /// Names are compared as bytes: two canonically equivalent names are two streams.
+  public func events(inStreams names: some Sequence<String>) throws -> EventLog.StreamHistories {
+    var streams: Set<StreamName> = []
+    for name in names { streams.insert(StreamName(name)) }
     let file: FileDescriptor
     do {
       file = try FileDescriptor.open(path, .readOnly)
     } catch EngineError.fileNotFound {
-      return [:]
+      return EventLog.StreamHistories()
     }
     defer { file.close() }
     let tail = try LogTail.examine(file, path: path)
@@ -36,10 +40,12 @@ extension LogReader {
 
   /// `events(inStreams:)` through a saved index: its lines, then a scan of the rest.
   private func events(
-    inStreams streams: Set<String>, from index: LogIndexFile, file: FileDescriptor, to end: Int64
-  ) throws -> [String: EventLog.StreamHistory] {
-    var histories: [String: EventLog.StreamHistory] = [:]
-    for stream in streams {
+    inStreams streams: Set<StreamName>, from index: LogIndexFile, file: FileDescriptor,
+    to end: Int64
+  ) throws -> EventLog.StreamHistories {
+    var histories = EventLog.StreamHistories()
+    for key in streams {
+      let stream = key.rawValue
       var name = stream
       let offsets = try name.withUTF8 { bytes in
         try index.stream(named: UnsafeRawBufferPointer(bytes)).map { try index.lineOffsets(of: $0) }
@@ -61,65 +67,55 @@ extension LogReader {
       histories[stream] = EventLog.StreamHistory(events: events, version: Int64(events.count))
     }
     let hashes = Self.hashes(of: streams)
-    try read(
+    _ = try read(
       file, from: Position(offset: index.coveredEnd, sequence: index.lastSequence + 1), to: end
     ) { line in
       if let stream = Self.wantedStream(line, in: streams, hashes: hashes) {
-        histories[stream, default: .empty].events.append(line.recordedEvent())
+        histories.append(line.recordedEvent(), toStream: stream)
       }
       return true
     }
-    return histories.mapValues { history in
-      var history = history
-      history.version = Int64(history.events.count)
-      return history
-    }
+    histories.countVersions()
+    return histories
   }
 
   /// The stream's name when `line` belongs to one of `streams`.
   private static func wantedStream(
-    _ line: EventLine, in streams: Set<String>, hashes: Set<UInt64>
+    _ line: EventLine, in streams: Set<StreamName>, hashes: Set<UInt64>
   ) -> String? {
     // Another tool may escape what the engine writes raw: compare the decoded name then.
     guard line.streamSlice.hasEscapes || hashes.contains(StreamTable.hash(line.streamBytes))
     else { return nil }
     let stream = line.stream
-    // Names are bytes: a `Set<String>` alone would also take a canonically equivalent name.
-    guard let wanted = streams.firstIndex(of: stream),
-      streams[wanted].utf8.elementsEqual(stream.utf8)
-    else { return nil }
-    return stream
+    return streams.contains(StreamName(stream)) ? stream : nil
   }
 
-  private static func hashes(of streams: Set<String>) -> Set<UInt64> {
+  private static func hashes(of streams: Set<StreamName>) -> Set<UInt64> {
     Set(
       streams.map { name in
-        var name = name
+        var name = name.rawValue
         return name.withUTF8 { StreamTable.hash($0) }
       })
   }
 
   /// `events(inStreams:)` by scanning the whole log.
   private func scanningEvents(
-    inStreams streams: Set<String>
-  ) throws -> [String: EventLog.StreamHistory] {
+    inStreams streams: Set<StreamName>
+  ) throws -> EventLog.StreamHistories {
     let hashes = Self.hashes(of: streams)
-    var histories: [String: EventLog.StreamHistory] = [:]
+    var histories = EventLog.StreamHistories()
     do {
       try forEachEvent { line in
         if let stream = Self.wantedStream(line, in: streams, hashes: hashes) {
-          histories[stream, default: .empty].events.append(line.recordedEvent())
+          histories.append(line.recordedEvent(), toStream: stream)
         }
         return true
       }
     } catch EngineError.fileNotFound {
-      return [:]
+      return EventLog.StreamHistories()
     }
     // Versions are positions from 1: a stream's version is its number of events.
-    return histories.mapValues { history in
-      var history = history
-      history.version = Int64(history.events.count)
-      return history
-    }
+    histories.countVersions()
+    return histories
   }
 }

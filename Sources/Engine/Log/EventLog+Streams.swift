@@ -23,9 +23,11 @@ extension EventLog {
   ///
   /// An import decides on thousands of streams at once: one lock instead of one per stream.
   /// - Complexity: one read per event of the streams asked for; the rest of the log is not read.
-  public func events(inStreams streams: some Sequence<String>) throws -> [String: StreamHistory] {
+  ///
+  /// Names are compared as bytes: two canonically equivalent names are two streams.
+  public func events(inStreams streams: some Sequence<String>) throws -> StreamHistories {
     try withLockedLog { state in
-      var histories: [String: StreamHistory] = [:]
+      var histories = StreamHistories()
       for stream in streams where histories[stream] == nil {
         let offsets = try state.index.lineOffsets(ofStream: stream)
         guard let file = state.file, !offsets.isEmpty else {
