@@ -67,11 +67,11 @@ extension PhoneNumbers: PayloadComponent {
   }
 
   func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("work", work)
-    writer.member("home", home)
-    writer.member("mobile", mobile)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(work)
+      members.add(home)
+      members.add(mobile)
+    }
   }
 }
 
@@ -126,13 +126,13 @@ extension PostalAddress: PayloadComponent {
   }
 
   func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("street", street)
-    writer.member("city", city)
-    writer.member("state", state)
-    writer.member("country", country)
-    writer.member("zipCode", zipCode)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(street)
+      members.add(city)
+      members.add(state)
+      members.add(country)
+      members.add(zipCode)
+    }
   }
 }
 
@@ -220,19 +220,19 @@ public struct ContactAdded: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", record.id.rawValue)
-    writer.member("name", record.name)
-    writer.member("companyName", record.companyName)
-    writer.member("isFavorite", record.isFavorite)
-    writer.member("smallImageURL", record.smallImageURL)
-    writer.member("largeImageURL", record.largeImageURL)
-    writer.member("emailAddress", record.emailAddress)
-    writer.member("birthdate", record.birthdate?.description)
-    if !record.phone.isEmpty { writer.member("phone", record.phone) }
-    if !record.address.isEmpty { writer.member("address", record.address) }
-    writer.member("source", source)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(record.id.rawValue)
+      members.add(record.name)
+      members.add(record.companyName)
+      members.add(record.isFavorite)
+      members.add(record.smallImageURL)
+      members.add(record.largeImageURL)
+      members.add(record.emailAddress)
+      members.add(record.birthdate?.description)
+      members.add(record.phone, omitted: record.phone.isEmpty)
+      members.add(record.address, omitted: record.address.isEmpty)
+      members.add(source)
+    }
   }
 
   public init(
@@ -303,10 +303,10 @@ public struct ContactFavorited: EventPayload, Hashable {
   static let layout: PayloadLayout = ["id": ContactID.expectation, "source": "a string"]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", id.rawValue)
-    writer.member("source", source)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+      members.add(source)
+    }
   }
 
   public init(
@@ -342,10 +342,10 @@ public struct ContactUnfavorited: EventPayload, Hashable {
   static let layout = ContactFavorited.layout
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", id.rawValue)
-    writer.member("source", source)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+      members.add(source)
+    }
   }
 
   public init(
@@ -535,34 +535,28 @@ public struct ContactUpdated: EventPayload, Hashable {
 
   public func encode(to writer: inout JSONWriter) {
     let text: (String, inout JSONWriter) -> Void = { value, writer in writer.string(value) }
-    writer.beginObject()
-    writer.member("id", id.rawValue)
-    writer.member("name", name)
-    writer.member("companyName", companyName, text)
-    writer.member("smallImageURL", smallImageURL, text)
-    writer.member("largeImageURL", largeImageURL, text)
-    writer.member("emailAddress", emailAddress, text)
-    writer.member("birthdate", birthdate) { value, writer in writer.string(value.description) }
-    if changesPhone {
-      writer.key("phone")
-      writer.beginObject()
-      writer.member("work", workPhone, text)
-      writer.member("home", homePhone, text)
-      writer.member("mobile", mobilePhone, text)
-      writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+      members.add(name)
+      members.add(companyName, text)
+      members.add(smallImageURL, text)
+      members.add(largeImageURL, text)
+      members.add(emailAddress, text)
+      members.add(birthdate) { value, writer in writer.string(value.description) }
+      members.addObject(Self.phoneLayout, omitted: !changesPhone) { phone in
+        phone.add(workPhone, text)
+        phone.add(homePhone, text)
+        phone.add(mobilePhone, text)
+      }
+      members.addObject(Self.addressLayout, omitted: !changesAddress) { address in
+        address.add(street, text)
+        address.add(city, text)
+        address.add(state, text)
+        address.add(country, text)
+        address.add(zipCode, text)
+      }
+      members.add(source)
     }
-    if changesAddress {
-      writer.key("address")
-      writer.beginObject()
-      writer.member("street", street, text)
-      writer.member("city", city, text)
-      writer.member("state", state, text)
-      writer.member("country", country, text)
-      writer.member("zipCode", zipCode, text)
-      writer.endObject()
-    }
-    writer.member("source", source)
-    writer.endObject()
   }
 
   public init(

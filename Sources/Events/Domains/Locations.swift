@@ -64,12 +64,10 @@ extension Coordinate: PayloadComponent {
   }
 
   func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.key("latitude")
-    writer.number(latitude)
-    writer.key("longitude")
-    writer.number(longitude)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(latitude)
+      members.add(longitude)
+    }
   }
 }
 
@@ -151,12 +149,12 @@ public struct LocationAdded: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", record.id.rawValue)
-    writer.member("name", record.name)
-    writer.member("coordinate", record.coordinate)
-    writer.member("source", source)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(record.id.rawValue)
+      members.add(record.name)
+      members.add(record.coordinate)
+      members.add(source)
+    }
   }
 
   public init(
@@ -213,11 +211,11 @@ public struct LocationRenamed: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", id.rawValue)
-    writer.member("name", name)
-    writer.member("source", source)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+      members.add(name)
+      members.add(source)
+    }
   }
 
   public init(
@@ -273,11 +271,11 @@ public struct LocationMoved: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", id.rawValue)
-    writer.member("coordinate", coordinate)
-    writer.member("source", source)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+      members.add(coordinate)
+      members.add(source)
+    }
   }
 
   public init(
@@ -323,9 +321,9 @@ public struct LocationRemoved: EventPayload, Hashable {
   static let layout: PayloadLayout = ["id": LocationID.expectation]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", id.rawValue)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+    }
   }
 
   public init(

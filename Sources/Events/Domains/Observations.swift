@@ -182,14 +182,14 @@ public struct ObservationRecorded: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", id.rawValue)
-    writer.member("classification", record.classification.rawValue)
-    writer.member("title", record.title)
-    writer.member("description", record.description)
-    writer.member("date", record.date)
-    writer.member("source", source)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+      members.add(record.classification.rawValue)
+      members.add(record.title)
+      members.add(record.description)
+      members.add(record.date)
+      members.add(source)
+    }
   }
 
   public init(
@@ -294,14 +294,14 @@ public struct ObservationRevised: EventPayload, Hashable {
   static let layout = ObservationRecorded.layout
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", id.rawValue)
-    writer.member("classification", classification?.rawValue)
-    writer.member("title", title)
-    writer.member("description", description)
-    if let date { writer.member("date", date) }
-    writer.member("source", source)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+      members.add(classification?.rawValue)
+      members.add(title)
+      members.add(description)
+      members.add(date)
+      members.add(source)
+    }
   }
 
   public init(
@@ -352,9 +352,9 @@ public struct ObservationRemoved: EventPayload, Hashable {
   static let layout: PayloadLayout = ["id": ObservationID.expectation]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", id.rawValue)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+    }
   }
 
   public init(

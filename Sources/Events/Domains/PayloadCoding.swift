@@ -565,58 +565,132 @@ extension JSONWriter {
     needsComma = true
   }
 
-  /// Writes `"key":"value"`.
-  mutating func member(_ key: StaticString, _ value: String) {
-    self.key(key)
-    string(value)
+  /// Writes one object whose members follow `layout`: `body` writes each of the layout's
+  /// members in turn, or leaves it out, so that a key is spelled only in its layout (the one
+  /// declaration of a payload's keys, the order they are written in and what each must hold).
+  mutating func object(_ layout: PayloadLayout, _ body: (inout PayloadMembers) -> Void) {
+    beginObject()
+    var members = PayloadMembers(layout: layout)
+    swap(&self, &members.writer)
+    body(&members)
+    swap(&self, &members.writer)
+    assert(
+      members.next == layout.fields.count,
+      "an encoder wrote \(members.next) of its layout's \(layout.fields.count) members")
+    endObject()
+  }
+}
+
+/// The members of one object being written, in its layout's order (see `JSONWriter.object`).
+/// Each call writes the layout's next key and its value, or leaves the member out (a `nil`, an
+/// unchanged field, an empty component).
+struct PayloadMembers {
+  /// The writer, lent by `JSONWriter.object` while the members are written.
+  fileprivate var writer = JSONWriter(capacity: 0)
+  let layout: PayloadLayout
+  /// The position in the layout of the next member.
+  private(set) var next = 0
+
+  init(layout: PayloadLayout) {
+    self.layout = layout
   }
 
-  /// Writes `"key":"value"`, or nothing when `value` is `nil`.
-  mutating func member(_ key: StaticString, _ value: String?) {
-    guard let value else { return }
-    member(key, value)
+  /// Writes the next member's key and returns the writer at its value.
+  private mutating func key() {
+    writer.key(layout.fields[next].name)
+    next += 1
   }
 
-  /// Writes `"key":"value"`, or nothing when `value` is empty.
-  mutating func member(_ key: StaticString, unlessEmpty value: String) {
-    guard !value.isEmpty else { return }
-    member(key, value)
+  /// Leaves the next member out.
+  mutating func skip() {
+    next += 1
   }
 
-  /// Writes `"key":true` or `"key":false`.
-  mutating func member(_ key: StaticString, _ value: Bool) {
-    self.key(key)
-    bool(value)
+  /// `"key":"value"`.
+  mutating func add(_ value: String) {
+    key()
+    writer.string(value)
   }
 
-  /// Writes `"key":<integer>`.
-  mutating func member(_ key: StaticString, _ value: Int) {
-    self.key(key)
-    integer(value)
+  /// `"key":"value"`, or nothing for `nil`.
+  mutating func add(_ value: String?) {
+    guard let value else { return skip() }
+    add(value)
   }
 
-  /// Writes `"key":"<instant in the log's form>"`.
-  mutating func member(_ key: StaticString, _ value: Timestamp) {
-    self.key(key)
-    timestamp(value)
+  /// `"key":"value"`, or nothing when `value` is empty.
+  mutating func add(unlessEmpty value: String) {
+    guard !value.isEmpty else { return skip() }
+    add(value)
   }
 
-  /// Writes `"key":{...}`.
-  mutating func member(_ key: StaticString, _ value: some PayloadComponent) {
-    self.key(key)
-    value.encode(to: &self)
+  /// `"key":[{...},...]`, or nothing when `elements` is empty.
+  mutating func add(unlessEmpty elements: [some PayloadComponent]) {
+    guard !elements.isEmpty else { return skip() }
+    key()
+    writer.beginArray()
+    for element in elements { element.encode(to: &writer) }
+    writer.endArray()
   }
 
-  /// Writes `"key":<value>` for a change, `"key":null` for clearing, nothing when unchanged.
-  mutating func member<Value>(
-    _ key: StaticString, _ change: FieldChange<Value>?, _ write: (Value, inout JSONWriter) -> Void
+  /// `"key":true` or `"key":false`.
+  mutating func add(_ value: Bool) {
+    key()
+    writer.bool(value)
+  }
+
+  /// `"key":<integer>`.
+  mutating func add(_ value: Int) {
+    key()
+    writer.integer(value)
+  }
+
+  /// `"key":<number>`.
+  mutating func add(_ value: Double) {
+    key()
+    writer.number(value)
+  }
+
+  /// `"key":"<instant in the log's form>"`, or nothing for `nil`.
+  mutating func add(_ value: Timestamp?) {
+    guard let value else { return skip() }
+    key()
+    writer.timestamp(value)
+  }
+
+  /// `"key":{...}`, or nothing when `omitted`.
+  mutating func add(_ value: some PayloadComponent, omitted: Bool = false) {
+    guard !omitted else { return skip() }
+    key()
+    value.encode(to: &writer)
+  }
+
+  /// `"key":{...}`, or nothing for `nil`.
+  mutating func add<Component: PayloadComponent>(_ value: Component?) {
+    guard let value else { return skip() }
+    add(value)
+  }
+
+  /// `"key":<value>` for a change, `"key":null` for clearing, nothing when unchanged.
+  mutating func add<Value>(
+    _ change: FieldChange<Value>?, _ write: (Value, inout JSONWriter) -> Void
   ) {
-    guard let change else { return }
-    self.key(key)
+    guard let change else { return skip() }
+    key()
     switch change {
-    case .set(let value): write(value, &self)
-    case .cleared: null()
+    case .set(let value): write(value, &writer)
+    case .cleared: writer.null()
     }
+  }
+
+  /// `"key":{...}` with the members `body` writes following `layout`, or nothing when
+  /// `omitted`.
+  mutating func addObject(
+    _ layout: PayloadLayout, omitted: Bool = false, _ body: (inout PayloadMembers) -> Void
+  ) {
+    guard !omitted else { return skip() }
+    key()
+    writer.object(layout, body)
   }
 }
 

@@ -123,10 +123,10 @@ public struct StateAdded: EventPayload, Hashable {
   static let layout: PayloadLayout = ["state": StateName.expectation, "source": "a string"]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("state", state.rawValue)
-    writer.member("source", source)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(state.rawValue)
+      members.add(source)
+    }
   }
 
   public init(
@@ -177,11 +177,11 @@ public struct ZipCodeAdded: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("state", state.rawValue)
-    writer.member("zipCode", zipCode.rawValue)
-    writer.member("source", source)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(state.rawValue)
+      members.add(zipCode.rawValue)
+      members.add(source)
+    }
   }
 
   public init(
@@ -235,11 +235,11 @@ public struct ZipCodeModified: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("state", state.rawValue)
-    writer.member("from", from.rawValue)
-    writer.member("to", to.rawValue)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(state.rawValue)
+      members.add(from.rawValue)
+      members.add(to.rawValue)
+    }
   }
 
   public init(
@@ -290,10 +290,10 @@ public struct ZipCodeRemoved: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("state", state.rawValue)
-    writer.member("zipCode", zipCode.rawValue)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(state.rawValue)
+      members.add(zipCode.rawValue)
+    }
   }
 
   public init(

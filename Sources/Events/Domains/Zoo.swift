@@ -180,10 +180,10 @@ extension MediaLink: PayloadComponent {
   }
 
   func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("url", unlessEmpty: url)
-    writer.member("alt", unlessEmpty: alternativeText)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(unlessEmpty: url)
+      members.add(unlessEmpty: alternativeText)
+    }
   }
 }
 
@@ -375,53 +375,43 @@ public struct AnimalImported: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", record.id.rawValue)
-    writer.member("sourceID", record.sourceID)
-    writer.member("nameChinese", unlessEmpty: record.nameChinese)
-    writer.member("nameEnglish", unlessEmpty: record.nameEnglish)
-    writer.member("nameLatin", unlessEmpty: record.nameLatin)
-    writer.member("alsoKnownAs", unlessEmpty: record.alsoKnownAs)
-    writer.member("location", unlessEmpty: record.location)
-    writer.member("geo", unlessEmpty: record.geo)
-    if let coordinate = record.coordinate { writer.member("coordinate", coordinate) }
-    writer.member("phylum", unlessEmpty: record.phylum)
-    writer.member("class", unlessEmpty: record.taxonomicClass)
-    writer.member("order", unlessEmpty: record.order)
-    writer.member("family", unlessEmpty: record.family)
-    writer.member("conservation", unlessEmpty: record.conservation)
-    writer.member("distribution", unlessEmpty: record.distribution)
-    writer.member("habitat", unlessEmpty: record.habitat)
-    writer.member("feature", unlessEmpty: record.feature)
-    writer.member("behavior", unlessEmpty: record.behavior)
-    writer.member("diet", unlessEmpty: record.diet)
-    writer.member("crisis", unlessEmpty: record.crisis)
-    writer.member("interpretation", unlessEmpty: record.interpretation)
-    writer.member("themeName", unlessEmpty: record.themeName)
-    writer.member("themeURL", unlessEmpty: record.themeURL)
-    writer.member("adopt", unlessEmpty: record.adopt)
-    writer.member("code", unlessEmpty: record.code)
-    Self.encodeLinks("pictures", record.pictures, to: &writer)
-    Self.encodeLinks("pdfs", record.pdfs, to: &writer)
-    Self.encodeLinks("voices", record.voices, to: &writer)
-    writer.member("videoURL", unlessEmpty: record.videoURL)
-    writer.member("update", unlessEmpty: record.update)
-    writer.member("cid", unlessEmpty: record.cid)
-    writer.member("summary", unlessEmpty: record.summary)
-    writer.member("keywords", unlessEmpty: record.keywords)
-    writer.member("poiGroup", unlessEmpty: record.poiGroup)
-    writer.member("source", source)
-    writer.endObject()
-  }
-
-  private static func encodeLinks(
-    _ key: StaticString, _ links: [MediaLink], to writer: inout JSONWriter
-  ) {
-    guard !links.isEmpty else { return }
-    writer.key(key)
-    writer.beginArray()
-    for link in links { link.encode(to: &writer) }
-    writer.endArray()
+    writer.object(Self.layout) { members in
+      members.add(record.id.rawValue)
+      members.add(record.sourceID)
+      members.add(unlessEmpty: record.nameChinese)
+      members.add(unlessEmpty: record.nameEnglish)
+      members.add(unlessEmpty: record.nameLatin)
+      members.add(unlessEmpty: record.alsoKnownAs)
+      members.add(unlessEmpty: record.location)
+      members.add(unlessEmpty: record.geo)
+      members.add(record.coordinate)
+      members.add(unlessEmpty: record.phylum)
+      members.add(unlessEmpty: record.taxonomicClass)
+      members.add(unlessEmpty: record.order)
+      members.add(unlessEmpty: record.family)
+      members.add(unlessEmpty: record.conservation)
+      members.add(unlessEmpty: record.distribution)
+      members.add(unlessEmpty: record.habitat)
+      members.add(unlessEmpty: record.feature)
+      members.add(unlessEmpty: record.behavior)
+      members.add(unlessEmpty: record.diet)
+      members.add(unlessEmpty: record.crisis)
+      members.add(unlessEmpty: record.interpretation)
+      members.add(unlessEmpty: record.themeName)
+      members.add(unlessEmpty: record.themeURL)
+      members.add(unlessEmpty: record.adopt)
+      members.add(unlessEmpty: record.code)
+      members.add(unlessEmpty: record.pictures)
+      members.add(unlessEmpty: record.pdfs)
+      members.add(unlessEmpty: record.voices)
+      members.add(unlessEmpty: record.videoURL)
+      members.add(unlessEmpty: record.update)
+      members.add(unlessEmpty: record.cid)
+      members.add(unlessEmpty: record.summary)
+      members.add(unlessEmpty: record.keywords)
+      members.add(unlessEmpty: record.poiGroup)
+      members.add(source)
+    }
   }
 
   public init(
@@ -549,12 +539,12 @@ public struct AnimalInserted: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", id.rawValue)
-    writer.member("name", name)
-    writer.member("description", description)
-    writer.member("picturePath", picturePath)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+      members.add(name)
+      members.add(description)
+      members.add(picturePath)
+    }
   }
 
   public init(
@@ -606,9 +596,9 @@ public struct AnimalRemoved: EventPayload, Hashable {
   static let layout: PayloadLayout = ["id": AnimalID.expectation]
 
   public func encode(to writer: inout JSONWriter) {
-    writer.beginObject()
-    writer.member("id", id.rawValue)
-    writer.endObject()
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+    }
   }
 
   public init(
