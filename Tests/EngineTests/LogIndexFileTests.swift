@@ -82,6 +82,23 @@ import Testing
     }
   }
 
+  /// The radix sort of a save's recent ids gives what a comparison sort gives, with ids that
+  /// share their high word among them, below and above the size where it takes over.
+  @Test func recentIDsSortAsAComparisonSortWould() {
+    var generator = SplitMix64(seed: TestSeed.make("recentIDsSortAsAComparisonSortWould"))
+    for count in [0, 1, 4096, 4097, 30_000] {
+      var offsets: [EventID: Int64] = [:]
+      while offsets.count < count {
+        let high = generator.next() % 5 == 0 ? generator.next() % 8 : generator.next()
+        offsets[EventID(high: high, low: generator.next())] = Int64(offsets.count)
+      }
+      let sorted = LogIndexFile.sortedByID(offsets)
+      let expected = offsets.sorted { $0.key < $1.key }
+      #expect(sorted.map(\.key) == expected.map(\.key))
+      #expect(sorted.map(\.value) == expected.map(\.value))
+    }
+  }
+
   @Test func aReopenedWriterAnswersFromTheSavedIndex() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/log.jsonl"

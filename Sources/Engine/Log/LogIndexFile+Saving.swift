@@ -104,14 +104,14 @@ extension LogIndexFile {
         }
       }
       // Ids: the saved entries (sorted) with the recent ones (sorted) merged in, in one pass.
-      let recentIDs = index.eventOffsets.sorted { $0.key < $1.key }
+      let recentIDs = Self.sortedByID(index.eventOffsets)
       var next = 0
-      func appendRecent(below limit: EventID?) throws {
+      func appendRecent(
+        below limit: EventID?, next: inout Int, to writer: inout PagedWriter
+      ) throws {
         while next < recentIDs.count, limit.map({ recentIDs[next].key < $0 }) ?? true {
           let (id, offset) = recentIDs[next]
-          try writer.append(id.high)
-          try writer.append(id.low)
-          try writer.append(UInt64(bitPattern: offset))
+          try writer.append(id.high, id.low, UInt64(bitPattern: offset))
           next += 1
         }
       }
@@ -133,14 +133,14 @@ extension LogIndexFile {
               // Recent ids go before this entry: the saved run before it first.
               try writer.append(UnsafeRawBufferPointer(rebasing: entries[runStart..<at]))
               runStart = at
-              try appendRecent(below: id)
+              try appendRecent(below: id, next: &next, to: &writer)
             }
             try writer.append(UnsafeRawBufferPointer(rebasing: entries[runStart...]))
           }
           position += count
         }
       }
-      try appendRecent(below: nil)
+      try appendRecent(below: nil, next: &next, to: &writer)
       try writer.finish()
       file.close()
       guard rename(temporary, path) == 0 else {
@@ -208,6 +208,44 @@ extension LogIndexFile {
   }
 }
 
+extension LogIndexFile {
+  /// `offsets` sorted by id. Above a few thousand ids, a least-significant-digit radix sort of
+  /// the ids' high words (four stable passes of 16 bits), then the rare runs of equal high words
+  /// sorted by the low word: about a tenth of the instructions of a comparison sort of the
+  /// 100,000 ids an import adds.
+  static func sortedByID(_ offsets: [EventID: Int64]) -> [(key: EventID, value: Int64)] {
+    var items = offsets.map { (key: $0.key, value: $0.value) }
+    guard items.count > 4096 else { return items.sorted { $0.key < $1.key } }
+    var scratch = items
+    var starts = [Int](repeating: 0, count: 1 << 16)
+    for pass in 0..<4 {
+      let shift = UInt64(16 * pass)
+      for index in starts.indices { starts[index] = 0 }
+      for item in items { starts[Int(truncatingIfNeeded: item.key.high >> shift) & 0xFFFF] += 1 }
+      var total = 0
+      for index in starts.indices {
+        let count = starts[index]
+        starts[index] = total
+        total += count
+      }
+      for item in items {
+        let digit = Int(truncatingIfNeeded: item.key.high >> shift) & 0xFFFF
+        scratch[starts[digit]] = item
+        starts[digit] += 1
+      }
+      swap(&items, &scratch)
+    }
+    var start = 0
+    while start < items.count {
+      var end = start + 1
+      while end < items.count, items[end].key.high == items[start].key.high { end += 1 }
+      if end - start > 1 { items[start..<end].sort { $0.key.low < $1.key.low } }
+      start = end
+    }
+    return items
+  }
+}
+
 /// Writes a file in 1 MiB chunks, keeping a CRC-32C of every 4 KiB page; `finish` appends the
 /// table of page checksums.
 struct PagedWriter {
@@ -223,23 +261,35 @@ struct PagedWriter {
     buffer.reserveCapacity(1 << 20)
   }
 
+  /// Appends bytes; their pages' checksums are computed when the buffer is written.
   mutating func append(_ bytes: UnsafeRawBufferPointer) throws {
+    buffer.append(contentsOf: bytes)
+    count += bytes.count
+    if buffer.count >= 1 << 20 { try flush() }
+  }
+
+  /// Folds `bytes`, the next bytes of the data, into the page checksums.
+  private mutating func checksumPages(_ bytes: UnsafeRawBufferPointer) {
     var rest = bytes
     while !rest.isEmpty {
       let take = min(rest.count, LogIndexFile.pageSize - pageFill)
-      let part = UnsafeRawBufferPointer(rebasing: rest[..<take])
-      pageChecksum = CRC32C.checksum(part, continuing: pageChecksum)
+      pageChecksum = CRC32C.checksum(
+        UnsafeRawBufferPointer(rebasing: rest[..<take]), continuing: pageChecksum)
       pageFill += take
       if pageFill == LogIndexFile.pageSize {
         pageChecksums.append(pageChecksum)
         pageChecksum = 0
         pageFill = 0
       }
-      buffer.append(contentsOf: part)
       rest = UnsafeRawBufferPointer(rebasing: rest[take...])
-      if buffer.count >= 1 << 20 { try flush() }
     }
-    count += bytes.count
+  }
+
+  /// Appends three words (one id entry) at once.
+  mutating func append(_ first: UInt64, _ second: UInt64, _ third: UInt64) throws {
+    try withUnsafeBytes(of: (first.littleEndian, second.littleEndian, third.littleEndian)) {
+      try append($0)
+    }
   }
 
   mutating func append(_ word: UInt64) throws {
@@ -253,18 +303,24 @@ struct PagedWriter {
     }
   }
 
+  /// Writes the buffered data, its page checksums folded in first.
   private mutating func flush() throws {
-    try buffer.withUnsafeBytes { try file.writeAll($0) }
+    try buffer.withUnsafeBytes { bytes in
+      checksumPages(bytes)
+      try file.writeAll(bytes)
+    }
     buffer.removeAll(keepingCapacity: true)
   }
 
   /// Closes the last page and writes the page checksums after the data.
   mutating func finish() throws {
+    try flush()
     if pageFill > 0 { pageChecksums.append(pageChecksum) }
     pageFill = 0
     for checksum in pageChecksums {
       withUnsafeBytes(of: checksum.littleEndian) { buffer.append(contentsOf: $0) }
     }
-    try flush()
+    try buffer.withUnsafeBytes { try file.writeAll($0) }
+    buffer.removeAll(keepingCapacity: true)
   }
 }
