@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds eventlogs/sample.jsonl: every file of eventlogs/seed-data imported, then a short story of
+# Builds eventlogs/sample.jsonl (and its key store, sample.jsonl.keys): every file of eventlogs/seed-data imported, then a short story of
 # later changes by several people, spread over a week, so time travel and audit have history to
 # show. The clock and the event ids are fixed, so rebuilding gives the same bytes (a test checks).
 #
@@ -20,6 +20,9 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export REPLAY_LOG=$scratch/sample.jsonl
 export REPLAY_ID_SEED=sample-log
+# The contacts' keys (eventlogs/sample.jsonl.keys) derive from this seed, so the sample rebuilds
+# byte for byte; a real log's keys come from the system's secure random source.
+export REPLAY_INSECURE_SEALING_SEED=sample-log
 unset REPLAY_CLOCK
 
 # at <ISO 8601 time> <replay arguments...>: one step of the story, at that time.
@@ -62,4 +65,5 @@ at 2026-11-08T17:30:00Z contacts unfavorite 13 --actor ana --reason "donation en
 
 "$REPLAY_BIN" verify >&2
 mv "$REPLAY_LOG" "$output"
-echo "wrote $output" >&2
+mv "$REPLAY_LOG.keys" "$output.keys"
+echo "wrote $output and $output.keys" >&2

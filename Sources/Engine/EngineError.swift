@@ -34,9 +34,14 @@ public enum EngineError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The path names something that is not an event log (not a regular file, or a file whose
   /// first line is not a log line); nothing was read from or written to it.
   case notALog(path: String, problem: String)
+  /// The key store beside the log is missing a key the log needs, damaged, or cannot be read
+  /// or written.
+  case keyStore(KeyStoreError)
 
   public var description: String {
     switch self {
+    case .keyStore(let error):
+      return error.description
     case .fileNotFound(let path):
       return "no such file '\(path)'"
     case .io(let path, let operation, let code):
@@ -95,13 +100,10 @@ extension EngineError {
 
 extension RecordedEvent {
   /// The typed event inside, for `decider`'s domain (`nil` for another domain's event).
-  /// - Throws: `EngineError.decoding` naming the log at `logPath`.
+  /// - Throws: `EngineError.decoding` naming the log at `logPath`; `.keyStore` when its
+  ///   personal data cannot be opened.
   func domainEvent<D: Decider>(for decider: D.Type, logPath: String) throws -> D.Event? {
-    do throws(EventsError) {
-      guard let domainEvent = try EventVocabulary.decode(self, strict: false) else { return nil }
-      return D.event(from: domainEvent)
-    } catch {
-      throw EngineError.decoding(error, path: logPath, sequence: sequence)
-    }
+    guard let domainEvent = try PersonalData.decode(self, logPath: logPath) else { return nil }
+    return D.event(from: domainEvent)
   }
 }

@@ -9,8 +9,10 @@ import Testing
     try withTemporaryDirectory { directory in
       let path = directory + "/log.jsonl"
       let log = try EventLog(path: path, configuration: testConfiguration())
-      try log.append([proposed("ContactAdded", #"{"id":"1"}"#)], to: "contact-1")
-      try log.append([proposed("ContactAdded", #"{"id":"2"}"#)], to: "contact-2")
+      try log.append(
+        [proposed("ContactAdded", #"{"id":"1","name":"A","isFavorite":false}"#)], to: "contact-1")
+      try log.append(
+        [proposed("ContactAdded", #"{"id":"2","name":"B","isFavorite":false}"#)], to: "contact-2")
       try log.append(
         [
           proposed("ContactFavorited", #"{"id":"1"}"#),

@@ -33,4 +33,16 @@ public enum RepositoryFiles {
 
   /// The shipped sample log, `eventlogs/sample.jsonl`.
   public static let sampleLog: String = root.appendingPathComponent("eventlogs/sample.jsonl").path
+
+  /// Copies the sample log and its key store (`sample.jsonl.keys`, which its contacts' personal
+  /// data needs) into `directory`, as `name`; returns the copy's path.
+  @discardableResult
+  public static func copySampleLog(
+    to directory: String, as name: String = "sample.jsonl"
+  ) throws -> String {
+    let path = directory + "/" + name
+    try FileManager.default.copyItem(atPath: sampleLog, toPath: path)
+    try FileManager.default.copyItem(atPath: sampleLog + ".keys", toPath: path + ".keys")
+    return path
+  }
 }

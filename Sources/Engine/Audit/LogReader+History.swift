@@ -59,12 +59,7 @@ extension LogReader {
     history.events.reserveCapacity(max(0, events.count - first))
     var current = first == 0 ? entry() : nil
     for (index, event) in events.enumerated() {
-      let decoded: DomainEvent?
-      do throws(EventsError) {
-        decoded = try EventVocabulary.decode(event)
-      } catch {
-        throw EngineError.decoding(error, path: path, sequence: event.sequence)
-      }
+      let decoded = try PersonalData.decode(event, logPath: path)
       let before = current
       if let decoded {
         models.apply(decoded, at: EventContext(event))

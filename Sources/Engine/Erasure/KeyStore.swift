@@ -31,6 +31,9 @@ public struct KeyStore: Sendable {
   public private(set) var keysByContact: [String: [KeyID]] = [:]
   /// The ids of destroyed keys, with their contacts: an erased key is told from a lost one.
   public private(set) var erasedKeys: [KeyID: String] = [:]
+  /// Contacts whose erasure began (`{"erasing":"<id>"}`, written and synced before the
+  /// `ContactErased`) and did not finish: the next writer completes or abandons each.
+  public private(set) var pendingErasures: [String] = []
   /// Bytes of whole lines (where the next line goes).
   private var committedEnd: Int64 = 0
   /// Whether the file ends in a torn line that an append must cut first.
@@ -106,6 +109,8 @@ public struct KeyStore: Sendable {
             path: path, line: 1,
             problem: "expected the header {\"format\":\"replay-keys\",\"version\":1}")
         }
+      } else if let contact = fields["erasing"] {
+        if !pendingErasures.contains(contact) { pendingErasures.append(contact) }
       } else if let erased = fields["erased"] {
         guard let id = KeyID(erased), let contact = fields["contact"] else {
           throw .corrupt(
@@ -190,19 +195,78 @@ public struct KeyStore: Sendable {
   /// - Throws: `KeyStoreError.unwritable` when the store cannot be written or synced (nothing
   ///   is then acknowledged), `.randomSourceFailed`.
   public mutating func add(contact: String) throws(KeyStoreError) -> Entry {
+    var secure: GeneratorRandom? = nil
+    return try add(contact: contact, seeded: &secure)
+  }
+
+  /// `add(contact:)`, drawing the key and its id from `seeded` when given: only for generated
+  /// logs (`EventLog.Configuration.sealingSeed`), whose keys the seed rebuilds.
+  mutating func add(
+    contact: String, seeded: inout GeneratorRandom?
+  ) throws(KeyStoreError) -> Entry {
     let key: ChaCha20Poly1305.Key
     var id: KeyID
     do {
-      key = try ChaCha20Poly1305.Key.random()
-      repeat {
-        id = KeyID(rawValue: try SecureRandom.bytes(count: 8).reduce(0) { $0 << 8 | UInt64($1) })
-      } while keys[id] != nil
+      if seeded != nil {
+        var secret: [UInt8] = []
+        for _ in 0..<4 { withUnsafeBytes(of: seeded?.next() ?? 0) { secret += $0 } }
+        key = try ChaCha20Poly1305.Key(bytes: secret)
+        repeat { id = KeyID(rawValue: seeded?.next() ?? 0) } while keys[id] != nil
+      } else {
+        key = try ChaCha20Poly1305.Key.random()
+        repeat {
+          id = KeyID(rawValue: try SecureRandom.bytes(count: 8).reduce(0) { $0 << 8 | UInt64($1) })
+        } while keys[id] != nil
+      }
     } catch {
       throw .randomSourceFailed(String(describing: error))
     }
     let entry = Entry(id: id, contact: contact, key: key)
+    try appendDurably(Self.line(for: entry))
+    keys[id] = entry
+    keysByContact[contact, default: []].append(id)
+    return entry
+  }
+
+  /// Records that the erasure of `contact` begins, durably, before its `ContactErased` is
+  /// appended: a crash after this leaves a mark the next writer finds.
+  public mutating func beginErasure(contact: String) throws(KeyStoreError) {
+    guard !pendingErasures.contains(contact) else { return }
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("erasing")
+    writer.string(contact)
+    try appendDurably(Self.line(body: String(decoding: writer.bytes, as: UTF8.self)))
+    pendingErasures.append(contact)
+  }
+
+  /// Forgets an erasure that began but whose `ContactErased` never reached the log.
+  public mutating func abandonErasure(contact: String) throws(KeyStoreError) {
+    guard pendingErasures.contains(contact) else { return }
+    try rewrite(without: contact, destroyingKeys: false)
+  }
+
+  /// Whether the store beside the log at `logPath` ends with an erasure that began and did
+  /// not finish: a look at its last line only (erasures hold the log's lock throughout, so
+  /// an unfinished one is always last).
+  public static func endsWithPendingErasure(logPath: String) -> Bool {
+    let path = Self.path(forLog: logPath)
+    guard let file = try? FileDescriptor.open(path, .readOnly) else { return false }
+    defer { file.close() }
+    guard let size = try? file.status().size, size > 0 else { return false }
+    let start = max(0, size - 512)
+    guard let tail = try? file.readFully(count: Int(size - start), at: start) else { return false }
+    var end = tail.count
+    if tail.last == 0x0A { end -= 1 }
+    let lineStart = tail[..<end].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+    return tail[lineStart..<end].starts(with: Array("{\"erasing\":".utf8))
+  }
+
+  /// Appends whole lines (the header first when the store is new), syncs them, and only then
+  /// takes them as written.
+  private mutating func appendDurably(_ line: [UInt8]) throws(KeyStoreError) {
     var bytes: [UInt8] = committedEnd == 0 ? Self.headerLine : []
-    bytes += Self.line(for: entry)
+    bytes += line
     do throws(EngineError) {
       let isNew = !FileManager.default.fileExists(atPath: path)
       let file = try FileDescriptor.open(path, .appendCreating)
@@ -227,9 +291,6 @@ public struct KeyStore: Sendable {
     committedEnd += Int64(bytes.count)
     fileSize = committedEnd
     tornTail = false
-    keys[id] = entry
-    keysByContact[contact, default: []].append(id)
-    return entry
   }
 
   /// Destroys every key of `contact`: the store is written again without them and with a
@@ -238,15 +299,36 @@ public struct KeyStore: Sendable {
   /// - Throws: `KeyStoreError.unwritable`; the store is then unchanged.
   @discardableResult
   public mutating func erase(contact: String) throws(KeyStoreError) -> Int {
-    guard let erased = keysByContact[contact], !erased.isEmpty else { return 0 }
+    let erased = keysByContact[contact] ?? []
+    guard !erased.isEmpty || pendingErasures.contains(contact) else { return 0 }
+    try rewrite(without: contact, destroyingKeys: true)
+    return erased.count
+  }
+
+  /// Writes the store again without `contact`'s pending erasure and, when `destroyingKeys`,
+  /// without its keys (a tombstone for each instead): a temporary file, synced, renamed over
+  /// the store, the folder synced.
+  private mutating func rewrite(
+    without contact: String, destroyingKeys: Bool
+  ) throws(KeyStoreError) {
+    let erased = destroyingKeys ? keysByContact[contact] ?? [] : []
     var bytes = Self.headerLine
-    for entry in keys.values.sorted(by: { $0.id < $1.id }) where entry.contact != contact {
+    for entry in keys.values.sorted(by: { $0.id < $1.id })
+    where !(destroyingKeys && entry.contact == contact) {
       bytes += Self.line(for: entry)
     }
     var tombstones = erasedKeys
     for id in erased { tombstones[id] = contact }
     for (id, owner) in tombstones.sorted(by: { $0.key < $1.key }) {
       bytes += Self.tombstone(id, contact: owner)
+    }
+    let pending = pendingErasures.filter { $0 != contact }
+    for other in pending {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.key("erasing")
+      writer.string(other)
+      bytes += Self.line(body: String(decoding: writer.bytes, as: UTF8.self))
     }
     do throws(ExportError) {
       try AtomicFile.write(bytes, to: path)
@@ -257,11 +339,11 @@ public struct KeyStore: Sendable {
       keys[id] = nil
       erasedKeys[id] = contact
     }
-    keysByContact[contact] = nil
+    if destroyingKeys { keysByContact[contact] = nil }
+    pendingErasures = pending
     committedEnd = Int64(bytes.count)
     fileSize = committedEnd
     tornTail = false
-    return erased.count
   }
 
   static let headerLine: [UInt8] = line(body: #"{"format":"replay-keys","version":1"#)

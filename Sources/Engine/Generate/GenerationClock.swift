@@ -35,7 +35,8 @@ public final class GenerationClock: Sendable {
 
 extension EventLog.Configuration {
   /// How a generated log is written: stamped by `clock`, with event ids derived from `seed` and
-  /// each event's seq exactly as `--id-seed <seed>` derives them.
+  /// each event's seq exactly as `--id-seed <seed>` derives them, and the keys and nonces that
+  /// seal the contacts' personal data derived from `seed` (`sealingSeed`): generated data only.
   /// - Parameters:
   ///   - seed: the generation's seed.
   ///   - clock: the clock the generation moves on after each chunk.
@@ -46,9 +47,12 @@ extension EventLog.Configuration {
     seed: String, clock: GenerationClock, syncPolicy: EventLog.SyncPolicy = .always,
     lockTimeout: Double = 10, report: @escaping @Sendable (String) -> Void = { _ in }
   ) -> EventLog.Configuration {
-    EventLog.Configuration(
+    var configuration = EventLog.Configuration(
       clock: { clock.now },
       makeEventID: { sequence in EventID.derived(fromName: "\(seed)/\(sequence)") },
       syncPolicy: syncPolicy, lockTimeout: lockTimeout, report: report)
+    // A seed gives the same bytes: the contacts' keys and nonces derive from it too.
+    configuration.sealingSeed = seed
+    return configuration
   }
 }

@@ -54,6 +54,8 @@ public enum EventSummary {
       return "favorite"
     case .contact(.unfavorited):
       return "not a favorite"
+    case .contact(.erased):
+      return "erased"
     }
   }
 

@@ -113,6 +113,6 @@ extension ContactDecider: ImportDecider {
     return nil
   }
 
-  /// Contacts are never removed.
-  static func isRemoved(_ state: State) -> Bool { false }
+  /// An erased contact is reported with the removed entities: the import leaves it erased.
+  static func isRemoved(_ state: State) -> Bool { state.isErased }
 }

@@ -173,9 +173,13 @@ public enum ImportPlanner {
           continue
         }
         guard !decision.events.isEmpty else {
+          // An erased person's record is named by its stream alone: the source's label may
+          // hold their name.
           let outcome = RecordOutcome(
-            recordIndex: record.index, label: record.label, stream: stream.rawValue,
-            reason: decision.noChangeReason ?? "nothing to change")
+            recordIndex: record.index,
+            label: D.isRemoved(entry.state) && D.self == ContactDecider.self
+              ? "stream '\(stream.rawValue)'" : record.label,
+            stream: stream.rawValue, reason: decision.noChangeReason ?? "nothing to change")
           if D.isRemoved(entry.state) {
             plan.keptRemoved.append(outcome)
           } else {

@@ -6,12 +6,8 @@ extension ReadModels {
   /// with each event it is handed).
   /// - Throws: `EngineError.undecodableEvent` when the payload does not decode.
   public mutating func fold(_ event: RecordedEvent, path: String) throws {
-    do throws(EventsError) {
-      if let decoded = try EventVocabulary.decode(event) {
-        apply(decoded, at: EventContext(event))
-      }
-    } catch {
-      throw EngineError.decoding(error, path: path, sequence: event.sequence)
+    if let decoded = try PersonalData.decode(event, logPath: path) {
+      apply(decoded, at: EventContext(event))
     }
   }
 }

@@ -50,6 +50,11 @@ public final class EventLog: Sendable {
     /// How many events past the saved index (`<log>.index`) a writer holds in memory before it
     /// saves a new one, after a write; `nil` never saves (a saved index is still used).
     public var indexSaveThreshold: Int?
+    /// Draws the keys and nonces that seal contacts' personal data from SplitMix64 seeded
+    /// with this text and each write's first seq, instead of the system's secure random
+    /// source: anyone with the seed can rebuild the keys. Only for generated logs (`replay
+    /// generate` sets it so that a seed gives the same bytes); `nil` for real data.
+    public var sealingSeed: String?
 
     public init(
       clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) },
@@ -67,6 +72,7 @@ public final class EventLog: Sendable {
       self.report = report
       self.readSize = readSize
       self.indexSaveThreshold = indexSaveThreshold
+      self.sealingSeed = nil
     }
   }
 
@@ -117,6 +123,8 @@ public final class EventLog: Sendable {
     var lastTimestamp: Timestamp?
     /// Set once the saved index failed a check: this writer reads the log instead.
     var ignoresIndexFile = false
+    /// Set once this writer looked for an erasure left unfinished by a crash.
+    var erasuresChecked = false
 
     deinit { file?.close() }
   }
@@ -202,8 +210,9 @@ public final class EventLog: Sendable {
   @discardableResult
   public func append(_ writes: [StreamWrite]) throws -> [Outcome] {
     try withLockedLog { state in
-      let plan = try self.plan(writes, state: &state)
+      var plan = try self.plan(writes, state: &state)
       guard !plan.newEvents.isEmpty else { return plan.outcomes(appended: []) }
+      try sealPersonalData(&plan, state: &state)
       let timestamp = try eventTime(&state)
       let recorded = try write(plan, at: timestamp, chunkSize: Int.max, state: &state)
       saveIndexIfDue(&state)
@@ -218,11 +227,12 @@ public final class EventLog: Sendable {
   public func importEvents(_ writes: [StreamWrite], chunkSize: Int = 1000) throws -> ImportSummary {
     precondition(chunkSize > 0, "chunk size must be positive")
     return try withLockedLog { state in
-      let plan = try self.plan(writes, state: &state)
+      var plan = try self.plan(writes, state: &state)
       let duplicates = plan.duplicateCount
       guard !plan.newEvents.isEmpty else {
         return ImportSummary(appendedCount: 0, duplicateCount: duplicates, sequences: nil)
       }
+      try sealPersonalData(&plan, state: &state)
       let timestamp = try eventTime(&state)
       let first = state.index.lastSequence + 1
       _ = try write(plan, at: timestamp, chunkSize: chunkSize, state: &state, keepEvents: false)
@@ -253,6 +263,7 @@ public final class EventLog: Sendable {
       defer { file.unlock() }
       do {
         try catchUp(file, &state)
+        if !state.erasuresChecked { try completePendingErasures(file, &state) }
         return try body(&state)
       } catch let damage as LogIndexFile.Damaged {
         configuration.report(
@@ -376,7 +387,7 @@ public final class EventLog: Sendable {
 
   /// The time to stamp on the next write: the clock's, unless that is earlier than the last
   /// event's (see `Configuration.clockIsChosen`).
-  private func eventTime(_ state: inout State) throws -> Timestamp {
+  func eventTime(_ state: inout State) throws -> Timestamp {
     let now = configuration.clock()
     guard state.index.lastSequence > 0, let file = state.file else { return now }
     let last: Timestamp
@@ -437,7 +448,7 @@ public final class EventLog: Sendable {
     }
   }
 
-  private func plan(_ writes: [StreamWrite], state: inout State) throws -> Plan {
+  func plan(_ writes: [StreamWrite], state: inout State) throws -> Plan {
     var plan = Plan()
     // Keyed by the name's bytes, as the log is: `String` would merge "é" and "e\u{301}".
     var pendingVersions: [StreamTable.Name: Int64] = [:]
@@ -545,11 +556,96 @@ public final class EventLog: Sendable {
     if existing.type != proposed.type {
       return "type '\(existing.type)' there, '\(proposed.type)' here"
     }
-    if existing.data != proposed.data {
+    if existing.data != proposed.data,
+      !sameAfterOpening(existing, proposed)
+    {
       return
         "data \(existing.dataText) there, \(String(decoding: proposed.data, as: UTF8.self)) here"
     }
     return nil
+  }
+
+  /// Whether `existing`, a sealed contact event, holds what `proposed` (its plaintext form,
+  /// as a retried write offers it again) holds.
+  private func sameAfterOpening(_ existing: RecordedEvent, _ proposed: ProposedEvent) -> Bool {
+    guard existing.schemaVersion == 2, proposed.schemaVersion == 1,
+      PersonalData.carriesPersonalData(type: proposed.type),
+      let stored = try? EventVocabulary.decode(existing),
+      let opened = try? PersonalData.open(
+        stored, id: existing.id, stream: existing.stream, sequence: existing.sequence,
+        logPath: path),
+      let offered = try? EventVocabulary.decode(
+        type: proposed.type, schemaVersion: 1, data: proposed.data, strict: false)
+    else { return false }
+    switch (opened, offered) {
+    case (.contact(.added(var left)), .contact(.added(let right))):
+      left.sealed = nil
+      return left == right
+    case (.contact(.updated(var left)), .contact(.updated(let right))):
+      left.sealed = nil
+      return left == right
+    default:
+      return false
+    }
+  }
+
+  /// Seals the personal data of the plan's schema 1 contact events (their ids fixed here, as
+  /// the seal is bound to them), making and syncing the keys first; checks that schema 2
+  /// contact events offered as they are open with this log's keys.
+  func sealPersonalData(_ plan: inout Plan, state: inout State) throws {
+    var indices: [Int] = []
+    for index in plan.newEvents.indices
+    where PersonalData.carriesPersonalData(type: plan.newEvents[index].event.type) {
+      indices.append(index)
+    }
+    guard !indices.isEmpty else { return }
+    var store = try KeyStoreCache.store(forLog: path)
+    let firstSequence = state.index.lastSequence + 1
+    var seeded = configuration.sealingSeed.map {
+      GeneratorRandom(seed: "\($0)/personal-data/\(firstSequence)")
+    }
+    defer { KeyStoreCache.update(store, forLog: path) }
+    for index in indices {
+      let sequence = firstSequence + Int64(index)
+      let event = plan.newEvents[index].event
+      let stream = plan.newEvents[index].stream
+      let id: EventID
+      if let given = event.id {
+        id = given
+      } else {
+        id = configuration.makeEventID(sequence)
+        if let existing = try state.index.lineOffset(of: id) {
+          throw EngineError.invalidEvent(
+            location: nil,
+            problem:
+              "the id generator made \(id) for seq \(sequence), but the line at byte \(existing) has it; use another --id-seed"
+          )
+        }
+      }
+      switch event.schemaVersion {
+      case 1:
+        plan.newEvents[index].event.data = try PersonalData.seal(
+          event.data, type: event.type, id: id, stream: stream, store: &store, seeded: &seeded)
+        plan.newEvents[index].event.schemaVersion = 2
+        plan.newEvents[index].event.id = id
+      default:
+        // Offered sealed (a copy of another log's line, say): it must open here.
+        do {
+          if let decoded = try EventVocabulary.decode(
+            type: event.type, schemaVersion: event.schemaVersion, data: event.data, strict: false)
+          {
+            _ = try PersonalData.open(
+              decoded, id: id, stream: stream, sequence: sequence, logPath: path)
+          }
+        } catch {
+          throw EngineError.invalidEvent(
+            location: nil,
+            problem:
+              "a schema \(event.schemaVersion) \(event.type) holds data sealed under a key of this log's key store, and this one does not open with it (\(error)); append its schema 1 (plaintext) form and the log seals it"
+          )
+        }
+      }
+    }
   }
 
   /// Reads the event whose line starts at `offset`.
@@ -591,7 +687,7 @@ public final class EventLog: Sendable {
 
   /// Encodes and writes the plan's new events, syncing after every `chunkSize` events; on any
   /// failure the file is cut back to where it was.
-  private func write(
+  func write(
     _ plan: Plan, at timestamp: Timestamp, chunkSize: Int, state: inout State,
     keepEvents: Bool = true
   ) throws -> [RecordedEvent] {

@@ -209,7 +209,12 @@ public struct Replayer: Sendable {
           // Consumed, not copied: the model takes the payload and the optional is never
           // destroyed as a whole (which costs a trip through the runtime's generic value
           // witnesses).
-          if case .some(let decoded) = consume event {
+          if case .some(var decoded) = consume event {
+            if line.schemaVersion >= 2, PersonalData.carriesPersonalData(type: line.typeBytes) {
+              decoded = try PersonalData.open(
+                decoded, id: line.id, stream: line.stream, sequence: line.sequence,
+                logPath: reader.path)
+            }
             models.apply(
               decoded,
               at: EventContext(

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// One record per event holds all of its personal fields (a JSON object): one nonce, one tag
 /// and one pass of the cipher, not one per field.
-public struct SealedRecord: Sendable, Equatable {
+public struct SealedRecord: Sendable, Hashable {
   /// The nonce, the ciphertext and the tag.
   public var bytes: [UInt8]
 
@@ -48,7 +48,14 @@ public struct SealedRecord: Sendable, Equatable {
   public static func seal(
     _ plaintext: some Collection<UInt8>, key: ChaCha20Poly1305.Key, binding: Binding
   ) throws(CryptoError) -> SealedRecord {
-    let nonce = try ChaCha20Poly1305.Nonce.random()
+    try seal(plaintext, key: key, nonce: try ChaCha20Poly1305.Nonce.random(), binding: binding)
+  }
+
+  /// Seals `plaintext` under `key` with `nonce`, which must never have been used with `key`.
+  public static func seal(
+    _ plaintext: some Collection<UInt8>, key: ChaCha20Poly1305.Key,
+    nonce: ChaCha20Poly1305.Nonce, binding: Binding
+  ) throws(CryptoError) -> SealedRecord {
     let sealed = try ChaCha20Poly1305.seal(
       plaintext, key: key, nonce: nonce, associatedData: binding.associatedData)
     return SealedRecord(bytes: nonce.bytes + sealed)

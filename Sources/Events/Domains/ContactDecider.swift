@@ -11,6 +11,8 @@ public enum ContactCommand: DomainCommand {
   case unfavoriteContact(id: ContactID)
   /// Import the source's version of a contact (see `ContactDecider`).
   case importContact(ContactRecord, source: String)
+  /// Erase a contact's personal data (`ContactErased`; the log's writer then destroys the key).
+  case eraseContact(id: ContactID)
 
   /// The contact the command acts on.
   public var id: ContactID {
@@ -20,6 +22,7 @@ public enum ContactCommand: DomainCommand {
     case .favoriteContact(let id): id
     case .unfavoriteContact(let id): id
     case .importContact(let record, _): record.id
+    case .eraseContact(let id): id
     }
   }
 
@@ -32,6 +35,7 @@ public enum ContactCommand: DomainCommand {
     case .favoriteContact: "favoriteContact"
     case .unfavoriteContact: "unfavoriteContact"
     case .importContact: "importContact"
+    case .eraseContact: "eraseContact"
     }
   }
 }
@@ -57,6 +61,8 @@ public enum ContactDecider: Decider {
     public var record: ContactRecord?
     /// The source's version as last imported; `nil` if never imported.
     public var lastImported: ContactRecord?
+    /// Whether a `ContactErased` erased the contact's personal data.
+    public var isErased = false
 
     public init(record: ContactRecord? = nil, lastImported: ContactRecord? = nil) {
       self.record = record
@@ -78,6 +84,12 @@ public enum ContactDecider: Decider {
         setFavorite(true, source: favorited.source)
       case .unfavorited(let unfavorited):
         setFavorite(false, source: unfavorited.source)
+      case .erased:
+        isErased = true
+        record = record.map {
+          .erased(id: $0.id, companyName: $0.companyName, isFavorite: $0.isFavorite)
+        }
+        lastImported = nil
       }
     }
 
@@ -105,6 +117,11 @@ public enum ContactDecider: Decider {
     case .updateContact(let record):
       try checkName(record.name, command)
       let current = try existing(record.id, state)
+      if state.isErased {
+        throw EventsError.invalidCommand(
+          command: command.name, field: "id", expected: "a contact that is not erased",
+          found: "contact '\(record.id)', erased")
+      }
       let events = changes(from: current, to: record, source: nil)
       guard !events.isEmpty else {
         return .noChange("contact '\(record.id)' already has these values")
@@ -121,8 +138,18 @@ public enum ContactDecider: Decider {
       guard current.isFavorite else { return .noChange("contact '\(id)' is not a favorite") }
       return .append([.unfavorited(ContactUnfavorited(id: id))])
 
+    case .eraseContact(let id):
+      _ = try existing(id, state)
+      guard !state.isErased else { return .noChange("contact '\(id)' is already erased") }
+      return .append([.erased(ContactErased(id: id))])
+
     case .importContact(let record, let source):
       try checkName(record.name, command)
+      if state.isErased {
+        return .noChange(
+          "contact '\(record.id)' was erased; an import does not bring its personal data back"
+        )
+      }
       guard let current = state.record else {
         return .append([.added(ContactAdded(record: record, source: source))])
       }

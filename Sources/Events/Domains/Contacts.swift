@@ -191,17 +191,26 @@ public struct ContactRecord: Sendable, Equatable, Hashable {
 /// (and an empty `phone` or `address`) are omitted.
 public struct ContactAdded: EventPayload, Hashable {
   public static let eventType = "ContactAdded"
+  /// The plaintext form, what a value made in code encodes (`sealed == nil`).
   public static let schemaVersion = 1
+  /// The form the log stores: the personal fields sealed (Contacts+Sealed.swift).
+  public static let sealedSchemaVersion = 2
+  public static var newestSchemaVersion: Int { sealedSchemaVersion }
 
-  /// The contact.
+  /// The contact. For a payload read at schema 2 and not opened (or whose key was destroyed),
+  /// only the clear fields: the name is `ContactRecord.erasedName`.
   public var record: ContactRecord
   /// The file name or URL it was imported from; `nil` when a user added it.
   public var source: String?
+  /// The personal data as the log holds it, sealed; `nil` for a schema 1 payload.
+  public var sealed: SealedPersonalData?
 
   public init(record: ContactRecord, source: String? = nil) {
     self.record = record
     self.source = source
   }
+
+  public var encodedSchemaVersion: Int { sealed == nil ? Self.schemaVersion : Self.sealedSchemaVersion }
 
   public var streamName: String { record.id.streamName }
 
@@ -220,6 +229,7 @@ public struct ContactAdded: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
+    if let sealed { return encodeSealed(sealed, to: &writer) }
     writer.object(Self.layout) { members in
       members.add(record.id.rawValue)
       members.add(record.name)
@@ -240,6 +250,7 @@ public struct ContactAdded: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1: self = try Self(version1: &cursor, strict: strict)
+    case Self.sealedSchemaVersion: self = try Self(version2: &cursor, strict: strict)
     default: throw Self.unsupported(schemaVersion)
     }
   }
@@ -414,7 +425,11 @@ extension ContactID {
 /// key is unchanged and `null` (or `""`) means cleared.
 public struct ContactUpdated: EventPayload, Hashable {
   public static let eventType = "ContactUpdated"
+  /// The plaintext form, what a value made in code encodes (`sealed == nil`).
   public static let schemaVersion = 1
+  /// The form the log stores: the personal fields sealed (Contacts+Sealed.swift).
+  public static let sealedSchemaVersion = 2
+  public static var newestSchemaVersion: Int { sealedSchemaVersion }
 
   /// The contact's id.
   public var id: ContactID
@@ -435,12 +450,17 @@ public struct ContactUpdated: EventPayload, Hashable {
   public var zipCode: FieldChange<String>?
   /// The file name or URL whose new version brought the change; `nil` for a user's update.
   public var source: String?
+  /// The personal data as the log holds it, sealed; `nil` for a schema 1 payload. Read at
+  /// schema 2 and not opened (or with its key destroyed), only `companyName` is set.
+  public var sealed: SealedPersonalData?
 
   /// An update of contact `id` that changes nothing yet; set the fields that change.
   public init(id: ContactID, source: String? = nil) {
     self.id = id
     self.source = source
   }
+
+  public var encodedSchemaVersion: Int { sealed == nil ? Self.schemaVersion : Self.sealedSchemaVersion }
 
   /// The update that turns `old` into `new`, `isFavorite` aside, or `nil` when nothing but
   /// `isFavorite` differs.
@@ -534,6 +554,7 @@ public struct ContactUpdated: EventPayload, Hashable {
   ]
 
   public func encode(to writer: inout JSONWriter) {
+    if let sealed { return encodeSealed(sealed, to: &writer) }
     let text: (String, inout JSONWriter) -> Void = { value, writer in writer.string(value) }
     writer.object(Self.layout) { members in
       members.add(id.rawValue)
@@ -564,6 +585,7 @@ public struct ContactUpdated: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1: self = try Self(version1: &cursor, strict: strict)
+    case Self.sealedSchemaVersion: self = try Self(version2: &cursor, strict: strict)
     default: throw Self.unsupported(schemaVersion)
     }
   }
@@ -612,6 +634,40 @@ public struct ContactUpdated: EventPayload, Hashable {
   }
 }
 
+/// A contact's personal data was erased: the key its personal fields were sealed under is
+/// destroyed once this event is durable. Who, when and why are in the envelope's `meta`; the
+/// payload holds no personal data.
+///
+/// JSON: `{"id"}`.
+public struct ContactErased: EventPayload, Hashable {
+  public static let eventType = "ContactErased"
+  public static let schemaVersion = 1
+
+  /// The contact's id.
+  public var id: ContactID
+
+  public init(id: ContactID) {
+    self.id = id
+  }
+
+  public var streamName: String { id.streamName }
+
+  static let layout: PayloadLayout = ["id": ContactID.expectation]
+
+  public func encode(to writer: inout JSONWriter) {
+    writer.object(Self.layout) { members in
+      members.add(id.rawValue)
+    }
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    id = try ContactID.decodeIDPayload(
+      &cursor, type: Self.self, layout: Self.layout, schemaVersion: schemaVersion, strict: strict)
+  }
+}
+
 extension ContactID {
   /// An id whose text the caller has checked (a placeholder, or text that passed
   /// `DomainText.identifierProblem`'s checks).
@@ -626,6 +682,7 @@ public enum ContactEvent: Sendable, Equatable, Hashable {
   indirect case updated(ContactUpdated)
   case favorited(ContactFavorited)
   case unfavorited(ContactUnfavorited)
+  case erased(ContactErased)
 
   /// The stream the event belongs to.
   public var streamName: String {
@@ -634,6 +691,7 @@ public enum ContactEvent: Sendable, Equatable, Hashable {
     case .updated(let event): event.streamName
     case .favorited(let event): event.streamName
     case .unfavorited(let event): event.streamName
+    case .erased(let event): event.streamName
     }
   }
 }

@@ -28,14 +28,15 @@ public enum DomainEvent: Sendable, Equatable, Hashable {
     case .contact(.updated(let event)): event
     case .contact(.favorited(let event)): event
     case .contact(.unfavorited(let event)): event
+    case .contact(.erased(let event)): event
     }
   }
 
   /// The event type's stable name (`ContactFavorited`).
   public var eventType: String { type(of: payload).eventType }
 
-  /// The schema version the event encodes with (the newest for its type).
-  public var schemaVersion: Int { type(of: payload).schemaVersion }
+  /// The schema version the event encodes with.
+  public var schemaVersion: Int { payload.encodedSchemaVersion }
 
   /// The stream the event belongs to (`contact-13`).
   public var streamName: String { payload.streamName }

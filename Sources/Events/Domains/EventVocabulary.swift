@@ -17,7 +17,7 @@
 /// | states | `state-<name>` (`state-New York`; zip code events go to their state's stream) | `StateAdded`, `ZipCodeAdded`, `ZipCodeModified`, `ZipCodeRemoved` |
 /// | zoo | `animal-zoo-<source _id>` (imported), `animal-user-<n>` (inserted) | `AnimalImported`, `AnimalInserted`, `AnimalRemoved` |
 /// | locations | `location-<GeoJSON feature id>` | `LocationAdded`, `LocationRenamed`, `LocationMoved`, `LocationRemoved` |
-/// | contacts | `contact-<id>` (`contact-13`) | `ContactAdded`, `ContactUpdated`, `ContactFavorited`, `ContactUnfavorited` |
+/// | contacts | `contact-<id>` (`contact-13`) | `ContactAdded`, `ContactUpdated`, `ContactFavorited`, `ContactUnfavorited`, `ContactErased` |
 ///
 /// Every payload knows its stream (`streamName`); `validate` refuses an event offered for any
 /// other stream.
@@ -25,10 +25,11 @@ public enum EventVocabulary {
   /// Every event type's stable name, grouped by domain.
   public static let allEventTypes: [String] = payloadTypes.map { $0.eventType }
 
-  /// The newest schema version of every event type: what `encode` writes and the highest
-  /// `decode` reads.
+  /// The newest schema version of every event type: the highest `decode` reads. `encode`
+  /// writes it too, except for `ContactAdded` and `ContactUpdated` made in code, which encode
+  /// their plaintext form (schema 1) and which a log stores sealed (schema 2).
   public static let newestSchemaVersions: [String: Int] = Dictionary(
-    uniqueKeysWithValues: payloadTypes.map { ($0.eventType, $0.schemaVersion) })
+    uniqueKeysWithValues: payloadTypes.map { ($0.eventType, $0.newestSchemaVersion) })
 
   /// Every payload type, in the order of `allEventTypes`.
   static let payloadTypes: [any EventPayload.Type] = [
@@ -37,6 +38,7 @@ public enum EventVocabulary {
     AnimalImported.self, AnimalInserted.self, AnimalRemoved.self,
     LocationAdded.self, LocationRenamed.self, LocationMoved.self, LocationRemoved.self,
     ContactAdded.self, ContactUpdated.self, ContactFavorited.self, ContactUnfavorited.self,
+    ContactErased.self,
   ]
 
   // MARK: Decoding
@@ -74,6 +76,8 @@ public enum EventVocabulary {
       return .state(.zipCodeAdded(try payload(ZipCodeAdded.self)))
     case (12, 0x43) where matches("ContactAdded"):
       return .contact(.added(try payload(ContactAdded.self)))
+    case (13, 0x43) where matches("ContactErased"):
+      return .contact(.erased(try payload(ContactErased.self)))
     case (13, 0x41) where matches("AnimalRemoved"):
       return .zoo(.removed(try payload(AnimalRemoved.self)))
     case (13, 0x4C) where matches("LocationAdded"):
@@ -193,7 +197,7 @@ public enum EventVocabulary {
     let payloadType = type(of: payload)
     var writer = JSONWriter(capacity: 128)
     payload.encode(to: &writer)
-    return (payloadType.eventType, payloadType.schemaVersion, payload.streamName, writer.bytes)
+    return (payloadType.eventType, payload.encodedSchemaVersion, payload.streamName, writer.bytes)
   }
 
   /// `event` as an event to append to its stream.

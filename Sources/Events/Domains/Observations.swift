@@ -360,16 +360,8 @@ public struct ObservationRemoved: EventPayload, Hashable {
   public init(
     decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
   ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
-      var id: ObservationID?
-      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-        id = try cursor.decodeText(ObservationID.self, field, scope)
-      }
-      self.id = try scope.required(id, 0)
-    default: throw Self.unsupported(schemaVersion)
-    }
+    id = try ObservationID.decodeIDPayload(
+      &cursor, type: Self.self, layout: Self.layout, schemaVersion: schemaVersion, strict: strict)
   }
 }
 

@@ -7,8 +7,14 @@ public protocol EventPayload: Sendable, Equatable {
   /// The event type's stable name as the log stores it (`ContactFavorited`). Never derived from
   /// the Swift type's name: renaming the type must not change the log.
   static var eventType: String { get }
-  /// The newest schema version of this payload, the one `encode(to:)` writes.
+  /// The schema version of the payload as a value made in code encodes it: the newest, except
+  /// for the contact events, whose sealed form (`sealedSchemaVersion`) only a log writes.
   static var schemaVersion: Int { get }
+  /// The newest schema version `init(decoding:)` reads.
+  static var newestSchemaVersion: Int { get }
+  /// The schema version `encode(to:)` writes for this value (the newest, unless the type has
+  /// forms written by different versions, as contact events with and without sealed data).
+  var encodedSchemaVersion: Int { get }
   /// The stream this event belongs to (`contact-13`).
   var streamName: String { get }
   /// Writes the payload as one compact JSON object, keys in the type's fixed order.
@@ -24,6 +30,9 @@ public protocol EventPayload: Sendable, Equatable {
 }
 
 extension EventPayload {
+  public var encodedSchemaVersion: Int { Self.schemaVersion }
+  public static var newestSchemaVersion: Int { schemaVersion }
+
   /// The payload's compact JSON bytes.
   public var encodedData: [UInt8] {
     var writer = JSONWriter(capacity: 128)
@@ -54,7 +63,7 @@ extension EventPayload {
 
   /// The error for a schema version this type cannot read.
   static func unsupported(_ schemaVersion: Int) -> EventsError {
-    .unsupportedSchemaVersion(type: eventType, found: schemaVersion, newest: Self.schemaVersion)
+    .unsupportedSchemaVersion(type: eventType, found: schemaVersion, newest: newestSchemaVersion)
   }
 }
 
@@ -72,6 +81,26 @@ protocol PayloadIdentifier: PayloadText {
   static var expectation: String { get }
   /// An id whose text was checked as `init(_:)` checks it.
   init(unchecked text: String)
+}
+
+extension PayloadText {
+  /// The one decoder of the payloads that hold only their entity's id, `{"id"}` (the removals
+  /// and `ContactErased`), at schema 1.
+  static func decodeIDPayload(
+    _ cursor: inout JSONCursor, type: any EventPayload.Type, layout: PayloadLayout,
+    schemaVersion: Int, strict: Bool
+  ) throws(EventsError) -> Self {
+    guard schemaVersion == 1 else {
+      throw .unsupportedSchemaVersion(
+        type: type.eventType, found: schemaVersion, newest: type.newestSchemaVersion)
+    }
+    let scope = PayloadScope(type: type, layout: layout, strict: strict)
+    var id: Self?
+    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+      id = try cursor.decodeText(Self.self, field, scope)
+    }
+    return try scope.required(id, 0)
+  }
 }
 
 /// A JSON object nested inside a payload (a coordinate, a phone list, an address).

@@ -604,16 +604,8 @@ public struct AnimalRemoved: EventPayload, Hashable {
   public init(
     decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
   ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
-      var id: AnimalID?
-      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-        id = try cursor.decodeText(AnimalID.self, field, scope)
-      }
-      self.id = try scope.required(id, 0)
-    default: throw Self.unsupported(schemaVersion)
-    }
+    id = try AnimalID.decodeIDPayload(
+      &cursor, type: Self.self, layout: Self.layout, schemaVersion: schemaVersion, strict: strict)
   }
 }
 

@@ -6,7 +6,9 @@ import Events
 /// Folds `ContactAdded` (sets the whole record; a second `ContactAdded` for the same id replaces
 /// it), `ContactUpdated` (changes only the fields it carries: a `FieldChange.cleared` field
 /// becomes absent), `ContactFavorited` and `ContactUnfavorited` (idempotent: favouriting a
-/// favourite changes nothing). Events for an id never added change nothing.
+/// favourite changes nothing) and `ContactErased` (only the id, the company and the favourite
+/// flag stay; the name is `ContactRecord.erasedName`). Events for an id never added change
+/// nothing.
 ///
 /// **Views.** ``sections``: both sections, always in this order and always present (empty when
 /// no contact belongs), each sorted by name ignoring case and diacritics (`Émile` sorts with
@@ -72,6 +74,12 @@ public struct ContactList: ReadModel {
       if let position = table.position(of: favorited.id) { favoriteFlags[position] = true }
     case .contact(.unfavorited(let unfavorited)):
       if let position = table.position(of: unfavorited.id) { favoriteFlags[position] = false }
+    case .contact(.erased(let erased)):
+      // Its sealed data no longer opens once the key is gone; this also covers a reader that
+      // reads between the event and the key's destruction.
+      table.update(erased.id) {
+        $0 = ContactRecord(id: $0.id, name: ContactRecord.erasedName, companyName: $0.companyName)
+      }
     default:
       return
     }

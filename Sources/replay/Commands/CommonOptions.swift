@@ -125,6 +125,11 @@ extension ParsedInvocation {
     if let seed {
       configuration.makeEventID = { sequence in EventID.derived(fromName: "\(seed)/\(sequence)") }
     }
+    // Contacts' keys and nonces drawn from a seed: anyone who knows it reads the personal data.
+    // Only for logs that must rebuild byte for byte (the shipped sample, tests); never a flag.
+    if let sealing = environment["REPLAY_INSECURE_SEALING_SEED"], !sealing.isEmpty {
+      configuration.sealingSeed = sealing
+    }
     return try EventLog(path: logPath, configuration: configuration)
   }
 }

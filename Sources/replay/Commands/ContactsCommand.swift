@@ -1,16 +1,69 @@
 import Engine
 import Events
 
-/// `replay contacts favorite|unfavorite <id>`.
+/// `replay contacts favorite|unfavorite|erase <id>`.
 enum ContactsCommand {
   static let command = Command(
     name: "contacts",
-    abstract: "Favourite and unfavourite contacts.",
+    abstract: "Favourite, unfavourite and erase contacts.",
     discussion: "Contacts come from 'replay import contacts'; these verbs change them.",
     subcommands: [
       verb("favorite", "Mark a contact as a favourite.") { .favoriteContact(id: $0) },
       verb("unfavorite", "Remove a contact from the favourites.") { .unfavoriteContact(id: $0) },
+      erase,
     ])
+
+  static let erase = Command(
+    name: "erase", abstract: "Erase a contact's personal data for good.",
+    discussion: """
+      Appends ContactErased (who, when and why; no personal data), then destroys the key the \
+      contact's personal fields are sealed under and removes the log's checkpoints. Every \
+      read, at any point of the log, then shows the contact as '(erased)' with only its id, \
+      company and favourite flag. The log's bytes do not change: 'replay verify --digest' \
+      with a digest taken before still passes. Erasing twice appends nothing. An unknown \
+      contact exits 65; a contact whose data the log holds in clear (schema 1) exits 65 too.
+      """,
+    arguments: [Argument(name: "id", help: "The contact's id, e.g. 13.")],
+    options: CommonOptions.audit + CommonOptions.writing + [
+      Option.flag(["--json"], help: "Print what was done as JSON.")
+    ],
+    run: { invocation in
+      let id = try invocation.domainValue("id") { text throws(EventsError) in try ContactID(text)
+      }
+      let log = try invocation.openLogForWriting()
+      let erasure: ContactErasure
+      do {
+        erasure = try log.eraseContact(id, metadata: invocation.metadata)
+      } catch let error as EventsError {
+        throw invocation.inCommandLineWords(error)
+      }
+      if invocation.flag("--json") {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("appended")
+        if let event = erasure.event { writer.rawValue(event.logLine.dropLast()) } else { writer.null() }
+        writer.key("destroyedKeys")
+        writer.integer(erasure.destroyedKeyCount)
+        writer.key("removedCheckpoints")
+        writer.integer(erasure.removedCheckpointCount)
+        writer.key("noChangeReason")
+        if let reason = erasure.noChangeReason { writer.string(reason) } else { writer.null() }
+        writer.endObject()
+        invocation.terminal.write(bytes: writer.bytes + [0x0A])
+        return .success
+      }
+      if let event = erasure.event {
+        invocation.terminal.write(
+          "appended ContactErased to \(event.stream) (seq \(event.sequence), version \(event.version))\n")
+      } else if let reason = erasure.noChangeReason {
+        invocation.terminal.write("nothing appended: \(reason)\n")
+      }
+      if erasure.destroyedKeyCount > 0 {
+        invocation.terminal.write(
+          "destroyed \(erasure.destroyedKeyCount) key\(erasure.destroyedKeyCount == 1 ? "" : "s") in \(KeyStore.path(forLog: log.path)); removed \(erasure.removedCheckpointCount) checkpoint\(erasure.removedCheckpointCount == 1 ? "" : "s")\n")
+      }
+      return .success
+    })
 
   static func verb(
     _ name: String, _ abstract: String,

@@ -15,6 +15,7 @@ extension EngineError: CLIError {
     case .undecodableEvent: .ioError
     case .unsupportedSchemaVersion: .ioError
     case .notALog: .ioError
+    case .keyStore: .ioError
     }
   }
 

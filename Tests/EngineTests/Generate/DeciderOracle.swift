@@ -31,6 +31,7 @@ struct DeciderOracle {
         command = contacts[event.streamName]?.record.map { .updateContact(update.applied(to: $0)) }
       case .favorited(let favorited): command = .favoriteContact(id: favorited.id)
       case .unfavorited(let unfavorited): command = .unfavoriteContact(id: unfavorited.id)
+      case .erased(let erased): command = .eraseContact(id: erased.id)
       }
       record(Self.decide(ContactDecider.self, command, contactEvent, event, &contacts))
     case .state(let stateEvent):

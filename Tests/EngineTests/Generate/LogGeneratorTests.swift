@@ -94,11 +94,15 @@ private func generateLog(
       var decoded: [DomainEvent] = []
       try LogReader(path: path).forEachEvent { line in
         let event = line.recordedEvent()
-        // The check raw appends get: known type, strictly valid payload, the payload's stream.
+        // The check raw appends get: known type, strictly valid payload, the payload's stream;
+        // then the contacts' personal data opened with the log's keys.
+        let valid = try EventVocabulary.validate(
+          type: event.type, schemaVersion: event.schemaVersion, data: event.data,
+          stream: event.stream)
         decoded.append(
-          try EventVocabulary.validate(
-            type: event.type, schemaVersion: event.schemaVersion, data: event.data,
-            stream: event.stream))
+          try PersonalData.open(
+            valid, id: event.id, stream: event.stream, sequence: event.sequence, logPath: path
+          ).withoutSeal)
         return true
       }
       #expect(decoded == Sample.events.map(\.event))
@@ -147,6 +151,8 @@ private func generateLog(
         toggles += 1
       case .updated(let updated):
         #expect(isFavorite[updated.id.rawValue] != nil)
+      case .erased:
+        Issue.record("the generator does not erase contacts")
       }
     }
     #expect(toggles > Sample.eventCount / 3)
@@ -161,8 +167,8 @@ private func generateLog(
       #expect(try LogVerifier(path: path).verify().isValid)
       var oracle = DeciderOracle()
       try LogReader(path: path).forEachEvent { line in
-        if let event = try EventVocabulary.decode(line.recordedEvent(), strict: true) {
-          oracle.check(event)
+        if let event = try PersonalData.decode(line.recordedEvent(), logPath: path) {
+          oracle.check(event.withoutSeal)
         }
         return true
       }
@@ -215,7 +221,9 @@ private func generateLog(
   }
 
   @Test func everyEventTypeAndClassificationOccurs() {
-    #expect(Set(Sample.counts.keys) == Set(EventVocabulary.allEventTypes))
+    // Erasures destroy keys, which a generator writing events does not do: it erases no one.
+    #expect(
+      Set(Sample.counts.keys) == Set(EventVocabulary.allEventTypes).subtracting(["ContactErased"]))
     var classifications: Set<Classification> = []
     for generated in Sample.events {
       if case .observation(.recorded(let recorded)) = generated.event {
@@ -345,5 +353,22 @@ private func generateLog(
     var random = GeneratorRandom(seed: 1)
     #expect(random.next() == 0x910A_2DEC_8902_5CC1)
     #expect(random.below(1000) == 745)
+  }
+}
+
+extension DomainEvent {
+  /// The event as a Decider makes it: an opened contact event without the sealed form it was
+  /// read from.
+  var withoutSeal: DomainEvent {
+    switch self {
+    case .contact(.added(var added)):
+      added.sealed = nil
+      return .contact(.added(added))
+    case .contact(.updated(var update)):
+      update.sealed = nil
+      return .contact(.updated(update))
+    default:
+      return self
+    }
   }
 }

@@ -7,20 +7,20 @@ import Testing
 
 /// The shipped sample log, copied into a test's directory.
 func copySampleLog(to directory: String) throws -> String {
-  let source = RepositoryFiles.sampleLog
-  let path = directory + "/sample.jsonl"
-  try FileManager.default.copyItem(atPath: source, toPath: path)
-  return path
+  try RepositoryFiles.copySampleLog(to: directory)
 }
 
 /// The read models of the first `count` events, folded directly from decoded events.
-func referenceModels(_ events: ArraySlice<RecordedEvent>, upTo instant: Timestamp? = nil) throws
-  -> ReadModels
-{
+/// The read models of `events`, folded one by one; contacts' personal data opened with the key
+/// store of the log at `logPath` (the sample log's, by default).
+func referenceModels(
+  _ events: ArraySlice<RecordedEvent>, upTo instant: Timestamp? = nil,
+  logPath: String = RepositoryFiles.sampleLog
+) throws -> ReadModels {
   var models = ReadModels()
   for event in events {
     if let instant, event.timestamp > instant { continue }
-    guard let domainEvent = try EventVocabulary.decode(event) else { continue }
+    guard let domainEvent = try PersonalData.decode(event, logPath: logPath) else { continue }
     models.apply(domainEvent, at: EventContext(event))
   }
   return models

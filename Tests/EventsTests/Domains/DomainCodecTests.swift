@@ -23,6 +23,7 @@ import Testing
     "ContactUpdated": ContactUpdated.layout,
     "ContactFavorited": ContactFavorited.layout,
     "ContactUnfavorited": ContactUnfavorited.layout,
+    "ContactErased": ContactErased.layout,
   ]
 
   /// The layouts of nested objects, by the key that holds them.
@@ -40,7 +41,11 @@ import Testing
       let event = try random.event(ofType: type)
       let encoded = EventVocabulary.encode(event)
       #expect(encoded.type == type)
-      #expect(encoded.schemaVersion == EventVocabulary.newestSchemaVersions[type])
+      // A contact payload made in code encodes its plaintext form; the log seals it (schema 2).
+      let sealedInTheLog = ["ContactAdded", "ContactUpdated"].contains(type)
+      #expect(
+        encoded.schemaVersion
+          == (sealedInTheLog ? 1 : EventVocabulary.newestSchemaVersions[type]))
       #expect(encoded.stream == event.streamName)
       for strict in [true, false] {
         let decoded = try EventVocabulary.decode(

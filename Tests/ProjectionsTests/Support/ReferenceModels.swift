@@ -18,6 +18,12 @@ struct ReferenceModels {
       if let record = contacts[update.id] { contacts[update.id] = update.applied(to: record) }
     case .contact(.favorited(let favorited)): contacts[favorited.id]?.isFavorite = true
     case .contact(.unfavorited(let unfavorited)): contacts[unfavorited.id]?.isFavorite = false
+    case .contact(.erased(let erased)):
+      if let record = contacts[erased.id] {
+        contacts[erased.id] = ContactRecord(
+          id: record.id, name: ContactRecord.erasedName, companyName: record.companyName,
+          isFavorite: record.isFavorite)
+      }
     case .state(.stateAdded(let added)):
       if states[added.state] == nil { states[added.state] = [] }
     case .state(.zipCodeAdded(let added)):

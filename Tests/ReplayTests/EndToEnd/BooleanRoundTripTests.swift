@@ -18,7 +18,8 @@ import Testing
         ["append", "--file", "-", "--log", log], input: line + "\n", environment: reproducible)
       #expect(result.status == 0, "\(result.error)")
       let stored = String(decoding: fileBytes(log), as: UTF8.self)
-      #expect(stored.contains(#""isFavorite":\#(value)}"#))
+      // Sealed (schema 2): the flag stays in clear, before the key.
+      #expect(stored.contains(#""isFavorite":\#(value),"key":"#))
       #expect(!stored.contains(#""isFavorite":\#(!value)"#))
 
       let state = try ReplayProcess.run(["state", "contacts", "--json", "--log", log])

@@ -3,10 +3,7 @@ import Testing
 
 /// The shipped sample log, copied into `directory`.
 private func sampleCopy(in directory: String) throws -> String {
-  let path = directory + "/sample.jsonl"
-  try FileManager.default.copyItem(
-    atPath: repositoryRoot.appendingPathComponent("eventlogs/sample.jsonl").path, toPath: path)
-  return path
+  try RepositoryFiles.copySampleLog(to: directory)
 }
 
 /// `replay diff` end to end, on the sample log.

@@ -3,10 +3,7 @@ import Testing
 
 /// The shipped sample log, copied into `directory`.
 private func sampleCopy(in directory: String) throws -> String {
-  let path = directory + "/sample.jsonl"
-  try FileManager.default.copyItem(
-    atPath: repositoryRoot.appendingPathComponent("eventlogs/sample.jsonl").path, toPath: path)
-  return path
+  try RepositoryFiles.copySampleLog(to: directory)
 }
 
 /// The layout `PropertyListDecoder` must read a zip code export into.
@@ -330,7 +327,7 @@ private struct StatesDocument: Decodable, Equatable {
       )
       #expect(
         try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
-          "sample.jsonl", "states.plist",
+          "sample.jsonl", "sample.jsonl.keys", "states.plist",
         ])
     }
   }
@@ -409,7 +406,10 @@ private struct StatesDocument: Decodable, Equatable {
         itself.error
           == "Error: cannot write '\(log)': it is the event log itself; choose another file\n")
       #expect(fileBytes(log) == original)
-      #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["sample.jsonl"])
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
+          "sample.jsonl", "sample.jsonl.keys",
+        ])
     }
   }
 

@@ -19,8 +19,7 @@ import Testing
     throws
   {
     try withTemporaryDirectory { directory in
-      let log = directory + "/sample.jsonl"
-      try FileManager.default.copyItem(atPath: SampleLogTests.sample, toPath: log)
+      let log = try RepositoryFiles.copySampleLog(to: directory)
       let export = directory + "/" + file
       let exported = try ReplayProcess.run(["export", model, "--log", log, "--output", export])
       #expect(exported.status == 0, "\(exported.error)")

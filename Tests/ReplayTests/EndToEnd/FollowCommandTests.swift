@@ -31,6 +31,8 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       try FileManager.default.copyItem(atPath: RepositoryFiles.sampleLog, toPath: log)
+      try FileManager.default.copyItem(
+        atPath: RepositoryFiles.sampleLog + ".keys", toPath: log + ".keys")
       let output = directory + "/out.jsonl"
       let follower = try start(
         ["log", "--follow", "--json", "--log", log, "--from", "147", "--category", "contact"],
@@ -60,6 +62,8 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       try FileManager.default.copyItem(atPath: RepositoryFiles.sampleLog, toPath: log)
+      try FileManager.default.copyItem(
+        atPath: RepositoryFiles.sampleLog + ".keys", toPath: log + ".keys")
       // `head` exits after three lines; `replay` must notice and end, with no new event.
       let shell = Process()
       shell.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -79,6 +83,8 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       try FileManager.default.copyItem(atPath: RepositoryFiles.sampleLog, toPath: log)
+      try FileManager.default.copyItem(
+        atPath: RepositoryFiles.sampleLog + ".keys", toPath: log + ".keys")
       let output = directory + "/state.jsonl"
       let follower = try start(
         ["state", "contacts", "--follow", "--json", "--log", log], output: output)
@@ -100,6 +106,8 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       try FileManager.default.copyItem(atPath: RepositoryFiles.sampleLog, toPath: log)
+      try FileManager.default.copyItem(
+        atPath: RepositoryFiles.sampleLog + ".keys", toPath: log + ".keys")
       // seq 147 is the last event: nothing after it will come, and none is waited for.
       let result = try ReplayProcess.run(
         ["log", "-f", "--json", "--from", "145", "--to", "147", "--log", log])
@@ -115,6 +123,8 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       try FileManager.default.copyItem(atPath: RepositoryFiles.sampleLog, toPath: log)
+      try FileManager.default.copyItem(
+        atPath: RepositoryFiles.sampleLog + ".keys", toPath: log + ".keys")
       let output = directory + "/out.txt"
       let follower = try start(["log", "-f", "--json", "--log", log], output: output)
       defer { if follower.isRunning { follower.terminate() } }
@@ -133,6 +143,8 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       try FileManager.default.copyItem(atPath: RepositoryFiles.sampleLog, toPath: log)
+      try FileManager.default.copyItem(
+        atPath: RepositoryFiles.sampleLog + ".keys", toPath: log + ".keys")
       let bad = try ReplayProcess.run(["log", "-f", "--from", "yesterday", "--log", log])
       #expect(bad.status == 64)
       #expect(bad.error.contains("expected a seq (a whole number ≥ 1) or an ISO 8601 time"))

@@ -43,7 +43,7 @@ import Testing
     let found = "cd7dc0a903a983be8b90c85f94f5ccbcd27c4d8cb55ecc5fca661ed936ddd6ce"
     #expect(
       mismatch.output
-        == #"{"valid":false,"events":147,"streams":68,"lastSeq":147,"bytes":112427,"#
+        == #"{"valid":false,"events":147,"streams":68,"lastSeq":147,"bytes":118479,"#
         + #""problems":[{"line":null,"offset":null,"message":"lines 1...10 do not match the digest: "#
         + #"expected \#(wrong), found \#(found); some of those lines changed"}],"#
         + #""digest":{"seq":10,"expected":"\#(wrong)","found":"\#(found)","matches":false},"#

@@ -91,8 +91,7 @@ struct ReportBrowserTests {
 
   @Test func theSampleLogsReportLoadsOfflineWithEveryPartAndItsScriptRuns() throws {
     try withTemporaryDirectory { directory in
-      let log = directory + "/sample.jsonl"
-      try FileManager.default.copyItem(atPath: RepositoryFiles.sampleLog, toPath: log)
+      let log = try RepositoryFiles.copySampleLog(to: directory)
       let page = directory + "/report.html"
       let result = try ReplayProcess.run(["report", "--log", log, "--output", page])
       #expect(result.status == 0, "\(result.error)")

@@ -4,9 +4,7 @@ import Testing
 /// `replay report` end to end: what it writes, and what it refuses without writing a byte.
 @Suite struct ReportCommandTests {
   private func sampleCopy(in directory: String) throws -> String {
-    let path = directory + "/sample.jsonl"
-    try FileManager.default.copyItem(atPath: RepositoryFiles.sampleLog, toPath: path)
-    return path
+    try RepositoryFiles.copySampleLog(to: directory)
   }
 
   @Test func writesOnePageAndSaysWhatItWrote() throws {
@@ -25,7 +23,7 @@ import Testing
       #expect(try Data(contentsOf: URL(fileURLWithPath: log)) == before)
       #expect(
         try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
-          "report.html", "sample.jsonl",
+          "report.html", "sample.jsonl", "sample.jsonl.keys",
         ])
     }
   }

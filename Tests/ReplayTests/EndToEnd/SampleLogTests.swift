@@ -28,13 +28,16 @@ let repositoryRoot = RepositoryFiles.root
         rebuilt == fileBytes(Self.sample),
         "eventlogs/build-sample.sh no longer reproduces eventlogs/sample.jsonl; rerun it and commit the result"
       )
+      #expect(
+        fileBytes(output + ".keys") == fileBytes(Self.sample + ".keys"),
+        "eventlogs/build-sample.sh no longer reproduces eventlogs/sample.jsonl.keys")
     }
   }
 
   @Test func theSampleLogVerifiesAndHoldsTheStory() throws {
     let verify = try ReplayProcess.run(["verify", "--log", Self.sample])
     #expect(verify.status == 0)
-    #expect(verify.output == "ok: 147 events, 68 streams, last seq 147, 112427 bytes\n")
+    #expect(verify.output == "ok: 147 events, 68 streams, last seq 147, 118479 bytes\n")
     let stats = try ReplayProcess.run(["stats", "--log", Self.sample, "--json"])
     for expected in [
       #""ObservationRecorded":11"#, #""ZipCodeAdded":71"#, #""AnimalImported":20"#,

@@ -124,8 +124,7 @@ func expectGolden(
 
   @Test func checkpointsAreSavedListedUsedVerifiedAndCleared() throws {
     try withTemporaryDirectory { directory in
-      let log = directory + "/sample.jsonl"
-      try FileManager.default.copyItem(atPath: SampleLogTests.sample, toPath: log)
+      let log = try RepositoryFiles.copySampleLog(to: directory)
       let save = try ReplayProcess.run(["checkpoint", "--every", "50", "--log", log])
       #expect(save.status == 0)
       #expect(save.output == "saved checkpoints at seq 50, 100, 147 in \(log).checkpoints\n")

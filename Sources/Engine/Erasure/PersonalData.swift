@@ -1,0 +1,214 @@
+import Events
+import Synchronization
+
+/// Sealing contacts' personal data on the way into the log, and opening it on the way out,
+/// with the key store beside the log (docs/FORMAT.md, "Personal data").
+///
+/// Writers seal every schema 1 `ContactAdded` and `ContactUpdated` they append (the form the
+/// library's types and `replay append` take) into schema 2: the personal fields sealed under
+/// the contact's key, made and synced into the store first if the contact has none. Readers
+/// open schema 2 payloads with the store: a destroyed key gives the contact as erased, a key
+/// the store lacks is an error (a store from another log, or one that lost keys).
+enum PersonalData {
+  /// The two event types that carry personal data.
+  static func carriesPersonalData(type: String) -> Bool {
+    type == ContactAdded.eventType || type == ContactUpdated.eventType
+  }
+
+  /// Whether a line's type (raw bytes) carries personal data.
+  static func carriesPersonalData(type: UnsafeBufferPointer<UInt8>) -> Bool {
+    (type.count == 12 && type.elementsEqual("ContactAdded".utf8))
+      || (type.count == 14 && type.elementsEqual("ContactUpdated".utf8))
+  }
+
+  // MARK: Opening
+
+  /// The typed event inside `event`, read from the log at `logPath`, its personal data opened.
+  /// - Returns: `nil` for a type outside the vocabulary.
+  /// - Throws: `EngineError.decoding` naming the log, and as `open`.
+  static func decode(_ event: RecordedEvent, logPath: String) throws -> DomainEvent? {
+    let decoded: DomainEvent?
+    do throws(EventsError) {
+      decoded = try EventVocabulary.decode(event, strict: false)
+    } catch {
+      throw EngineError.decoding(error, path: logPath, sequence: event.sequence)
+    }
+    guard let decoded else { return nil }
+    guard event.schemaVersion >= 2, carriesPersonalData(type: event.type) else { return decoded }
+    return try open(
+      decoded, id: event.id, stream: event.stream, sequence: event.sequence, logPath: logPath)
+  }
+
+  /// `event` with its sealed personal data opened (or, its key destroyed, erased); any other
+  /// event as it is.
+  /// - Throws: `EngineError.keyStore` when the store lacks the key or cannot be read;
+  ///   `.undecodableEvent` when the sealed record does not open (changed bytes, or a record
+  ///   moved from another event).
+  static func open(
+    _ event: DomainEvent, id: EventID, stream: String, sequence: Int64, logPath: String
+  ) throws -> DomainEvent {
+    switch event {
+    case .contact(.added(let added)):
+      guard let sealed = added.sealed else { return event }
+      guard
+        let plaintext = try plaintext(
+          of: sealed, contact: added.record.id.rawValue, binding: binding(id, stream, added),
+          sequence: sequence, logPath: logPath)
+      else { return .contact(.added(added.erased)) }
+      return .contact(.added(try opened(sequence, logPath) { () throws(EventsError) in
+        try added.opened(plaintext: plaintext)
+      }))
+    case .contact(.updated(let update)):
+      guard let sealed = update.sealed else { return event }
+      guard
+        let plaintext = try plaintext(
+          of: sealed, contact: update.id.rawValue, binding: binding(id, stream, update),
+          sequence: sequence, logPath: logPath)
+      else { return .contact(.updated(update.erased)) }
+      return .contact(.updated(try opened(sequence, logPath) { () throws(EventsError) in
+        try update.opened(plaintext: plaintext)
+      }))
+    default:
+      return event
+    }
+  }
+
+  private static func opened<Payload>(
+    _ sequence: Int64, _ logPath: String, _ body: () throws(EventsError) -> Payload
+  ) throws -> Payload {
+    do throws(EventsError) {
+      return try body()
+    } catch {
+      throw EngineError.undecodableEvent(
+        path: logPath, sequence: sequence, problem: "its sealed personal data: \(error)")
+    }
+  }
+
+  private static func binding(
+    _ id: EventID, _ stream: String, _ payload: some EventPayload
+  ) -> SealedRecord.Binding {
+    SealedRecord.Binding(eventID: id, stream: stream, type: type(of: payload).eventType)
+  }
+
+  /// The sealed record's plaintext, or `nil` when its key was destroyed by an erasure.
+  private static func plaintext(
+    of sealed: SealedPersonalData, contact: String, binding: SealedRecord.Binding,
+    sequence: Int64, logPath: String
+  ) throws -> [UInt8]? {
+    let store = try KeyStoreCache.store(forLog: logPath)
+    switch store.lookup(KeyStore.KeyID(rawValue: sealed.keyID)) {
+    case .erased:
+      return nil
+    case .missing:
+      throw EngineError.keyStore(
+        .missingKey(path: store.path, key: sealed.keyText, contact: contact))
+    case .present(let entry):
+      guard entry.contact == contact else {
+        throw EngineError.undecodableEvent(
+          path: logPath, sequence: sequence,
+          problem:
+            "its personal data names key \(sealed.keyText), which is contact \(entry.contact)'s, not contact \(contact)'s"
+        )
+      }
+      do throws(CryptoError) {
+        return try sealed.record.open(key: entry.key, binding: binding)
+      } catch {
+        throw EngineError.undecodableEvent(
+          path: logPath, sequence: sequence,
+          problem:
+            "its sealed personal data does not open with key \(sealed.keyText) (\(error)): the bytes were changed, or the record was moved from another event"
+        )
+      }
+    }
+  }
+
+  // MARK: Sealing
+
+  /// The schema 2 payload of a schema 1 `ContactAdded` or `ContactUpdated` whose bytes are
+  /// `data` (already validated), sealed under the contact's key for the event `id` of
+  /// `stream`; makes the key (synced into `store`) when the contact has none.
+  static func seal(
+    _ data: [UInt8], type: String, id: EventID, stream: String, store: inout KeyStore,
+    seeded: inout GeneratorRandom?
+  ) throws -> [UInt8] {
+    let event: DomainEvent?
+    do throws(EventsError) {
+      event = try EventVocabulary.decode(type: type, schemaVersion: 1, data: data, strict: false)
+    } catch {
+      throw EngineError.invalidEvent(location: nil, problem: error.description)
+    }
+    let contact: String
+    switch event {
+    case .contact(.added(let added)): contact = added.record.id.rawValue
+    case .contact(.updated(let update)): contact = update.id.rawValue
+    default: return data
+    }
+    let entry: KeyStore.Entry
+    if let existing = store.key(forContact: contact) {
+      entry = existing
+    } else {
+      do throws(KeyStoreError) {
+        entry = try store.add(contact: contact, seeded: &seeded)
+      } catch {
+        throw EngineError.keyStore(error)
+      }
+    }
+    let binding = SealedRecord.Binding(eventID: id, stream: stream, type: type)
+    let record: SealedRecord
+    do throws(CryptoError) {
+      if seeded != nil {
+        var nonce: [UInt8] = []
+        withUnsafeBytes(of: seeded?.next() ?? 0) { nonce += $0 }
+        withUnsafeBytes(of: seeded?.next() ?? 0) { nonce += $0.prefix(4) }
+        record = try SealedRecord.seal(
+          data, key: entry.key, nonce: try ChaCha20Poly1305.Nonce(bytes: nonce), binding: binding)
+      } else {
+        record = try SealedRecord.seal(data, key: entry.key, binding: binding)
+      }
+    } catch {
+      throw EngineError.keyStore(.randomSourceFailed(String(describing: error)))
+    }
+    let sealed = SealedPersonalData(keyID: entry.id.rawValue, record: record)
+    switch event {
+    case .contact(.added(let added)): return added.sealing(sealed).encodedData
+    case .contact(.updated(let update)): return update.sealing(sealed).encodedData
+    default: return data
+    }
+  }
+}
+
+/// The key stores this process has read, each kept while its file (size and inode) is
+/// unchanged: readers of one log share one parse, and a store another process changed (a key
+/// added, an erasure) is read again.
+enum KeyStoreCache {
+  private struct Cached {
+    var status: FileDescriptor.Status?
+    var store: KeyStore
+  }
+
+  private static let stores = Mutex<[String: Cached]>([:])
+
+  /// The store beside the log at `logPath` as its file is now.
+  /// - Throws: `EngineError.keyStore` when it is damaged or unreadable.
+  static func store(forLog logPath: String) throws -> KeyStore {
+    let path = KeyStore.path(forLog: logPath)
+    let status = FileDescriptor.status(atPath: path)
+    if let cached = stores.withLock({ $0[logPath] }), cached.status == status {
+      return cached.store
+    }
+    let store: KeyStore
+    do throws(KeyStoreError) {
+      store = try KeyStore(logPath: logPath)
+    } catch {
+      throw EngineError.keyStore(error)
+    }
+    stores.withLock { $0[logPath] = Cached(status: status, store: store) }
+    return store
+  }
+
+  /// Records `store` as the file now is, after this process changed it.
+  static func update(_ store: KeyStore, forLog logPath: String) {
+    let status = FileDescriptor.status(atPath: store.path)
+    stores.withLock { $0[logPath] = Cached(status: status, store: store) }
+  }
+}

@@ -1,0 +1,229 @@
+import Foundation
+
+// Schema 2 of `ContactAdded` and `ContactUpdated`: the contact's personal data sealed under its
+// own key (docs/FORMAT.md, "Personal data"). What stays in clear is what the apps need without
+// a key and what does not describe the person: the id, the favourite flag, the company and the
+// import's source.
+//
+// ContactAdded v2:   {"id","companyName"?,"isFavorite","source"?,"key","sealed"}
+// ContactUpdated v2: {"id","companyName"?,"source"?,"key","sealed"}
+//
+// `sealed` is a `SealedRecord` (base64) whose plaintext is the event's whole schema 1 payload,
+// so opening reads it with the schema 1 decoder, the one decoder of each type. `key` names the
+// key in the log's key store (16 lowercase hex digits).
+
+/// A contact event's personal data as the log holds it: sealed under the key `keyID`.
+public struct SealedPersonalData: Sendable, Hashable {
+  /// The key's id in the log's key store.
+  public var keyID: UInt64
+  /// The sealed record: nonce ‖ ciphertext ‖ tag.
+  public var record: SealedRecord
+
+  public init(keyID: UInt64, record: SealedRecord) {
+    self.keyID = keyID
+    self.record = record
+  }
+
+  /// The key id as the payload writes it: 16 lowercase hex digits.
+  public var keyText: String {
+    let digits = String(keyID, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+  }
+
+  static let keyExpectation = "a key id of 16 lowercase hex digits"
+  static let sealedExpectation = "a sealed record in standard base64 (nonce, ciphertext, tag)"
+
+  /// Reads `"key"`'s value.
+  static func decodeKey(
+    _ cursor: inout JSONCursor, _ field: Int, _ scope: PayloadScope
+  ) throws(EventsError) -> UInt64 {
+    let text = try cursor.decodeString(field, scope)
+    let utf8 = text.utf8
+    guard utf8.count == 16,
+      utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
+      let value = UInt64(text, radix: 16)
+    else { throw scope.invalid(field, found: "\"\(text)\"") }
+    return value
+  }
+
+  /// Reads `"sealed"`'s value.
+  static func decodeRecord(
+    _ cursor: inout JSONCursor, _ field: Int, _ scope: PayloadScope
+  ) throws(EventsError) -> SealedRecord {
+    let text = try cursor.decodeString(field, scope)
+    guard let record = SealedRecord(text: text),
+      record.bytes.count >= ChaCha20Poly1305.Nonce.byteCount + ChaCha20Poly1305.tagByteCount
+    else {
+      let shown = text.count > 24 ? "\"\(text.prefix(24))…\" (\(text.utf8.count) bytes)" : "\"\(text)\""
+      throw scope.invalid(field, found: shown)
+    }
+    return record
+  }
+}
+
+extension ContactRecord {
+  /// The name a contact shows once its personal data is erased (its key destroyed).
+  public static let erasedName = "(erased)"
+
+  /// The record of an erased contact: only what stays in clear.
+  static func erased(
+    id: ContactID, companyName: String?, isFavorite: Bool
+  ) -> ContactRecord {
+    ContactRecord(id: id, name: erasedName, companyName: companyName, isFavorite: isFavorite)
+  }
+}
+
+extension ContactAdded {
+  static let sealedLayout: PayloadLayout = [
+    "id": ContactID.expectation,
+    "companyName": "a string",
+    "isFavorite": "true or false",
+    "source": "a string",
+    "key": SealedPersonalData.keyExpectation,
+    "sealed": SealedPersonalData.sealedExpectation,
+  ]
+
+  /// The payload with its personal data sealed as `sealed` (whose plaintext is this payload's
+  /// schema 1 form, `encodedData` before sealing).
+  public func sealing(_ sealed: SealedPersonalData) -> ContactAdded {
+    var copy = self
+    copy.sealed = sealed
+    return copy
+  }
+
+  /// This payload once `plaintext`, the opened record (a schema 1 payload), is read: the
+  /// record's personal fields filled in, the clear fields checked against it.
+  /// - Throws: `EventsError` when the plaintext is not this contact's schema 1 payload.
+  public func opened(plaintext: [UInt8]) throws(EventsError) -> ContactAdded {
+    let inner = try ContactAdded(decoding: plaintext, schemaVersion: 1, strict: false)
+    guard inner.record.id == record.id, inner.record.companyName == record.companyName,
+      inner.record.isFavorite == record.isFavorite, inner.source == source
+    else {
+      throw EventsError.invalidField(
+        type: Self.eventType, field: "sealed",
+        expected: "the same id, companyName, isFavorite and source as the clear fields",
+        found: "a record that differs")
+    }
+    var copy = inner
+    copy.sealed = sealed
+    return copy
+  }
+
+  /// This payload for a contact whose key was destroyed: its personal fields gone.
+  public var erased: ContactAdded {
+    var copy = self
+    copy.record = .erased(
+      id: record.id, companyName: record.companyName, isFavorite: record.isFavorite)
+    return copy
+  }
+
+  func encodeSealed(_ sealed: SealedPersonalData, to writer: inout JSONWriter) {
+    writer.object(Self.sealedLayout) { members in
+      members.add(record.id.rawValue)
+      members.add(record.companyName)
+      members.add(record.isFavorite)
+      members.add(source)
+      members.add(sealed.keyText)
+      members.add(sealed.record.text)
+    }
+  }
+
+  init(version2 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
+    let scope = PayloadScope(type: Self.self, layout: Self.sealedLayout, strict: strict)
+    var id: ContactID?
+    var companyName: String?
+    var isFavorite: Bool?
+    var source: String?
+    var key: UInt64?
+    var record: SealedRecord?
+    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+      switch field {
+      case 0: id = try cursor.decodeText(ContactID.self, field, scope)
+      case 1: companyName = try cursor.decodeOptionalString(field, scope)
+      case 2: isFavorite = try cursor.decodeBool(field, scope)
+      case 3: source = try cursor.decodeOptionalString(field, scope)
+      case 4: key = try SealedPersonalData.decodeKey(&cursor, field, scope)
+      default: record = try SealedPersonalData.decodeRecord(&cursor, field, scope)
+      }
+    }
+    self.record = .erased(
+      id: try scope.required(id, 0), companyName: companyName,
+      isFavorite: try scope.required(isFavorite, 2))
+    self.source = source
+    sealed = SealedPersonalData(
+      keyID: try scope.required(key, 4), record: try scope.required(record, 5))
+  }
+}
+
+extension ContactUpdated {
+  static let sealedLayout: PayloadLayout = [
+    "id": ContactID.expectation,
+    "companyName": "a string or null",
+    "source": "a string",
+    "key": SealedPersonalData.keyExpectation,
+    "sealed": SealedPersonalData.sealedExpectation,
+  ]
+
+  /// The update with its personal data sealed as `sealed` (whose plaintext is this update's
+  /// schema 1 form).
+  public func sealing(_ sealed: SealedPersonalData) -> ContactUpdated {
+    var copy = self
+    copy.sealed = sealed
+    return copy
+  }
+
+  /// This update once `plaintext`, the opened record (a schema 1 payload), is read.
+  /// - Throws: `EventsError` when the plaintext is not this contact's schema 1 update.
+  public func opened(plaintext: [UInt8]) throws(EventsError) -> ContactUpdated {
+    let inner = try ContactUpdated(decoding: plaintext, schemaVersion: 1, strict: false)
+    guard inner.id == id, inner.companyName == companyName, inner.source == source else {
+      throw EventsError.invalidField(
+        type: Self.eventType, field: "sealed",
+        expected: "the same id, companyName and source as the clear fields",
+        found: "a record that differs")
+    }
+    var copy = inner
+    copy.sealed = sealed
+    return copy
+  }
+
+  /// This update for a contact whose key was destroyed: only the clear changes.
+  public var erased: ContactUpdated {
+    var copy = ContactUpdated(id: id, source: source)
+    copy.companyName = companyName
+    copy.sealed = sealed
+    return copy
+  }
+
+  func encodeSealed(_ sealed: SealedPersonalData, to writer: inout JSONWriter) {
+    writer.object(Self.sealedLayout) { members in
+      members.add(id.rawValue)
+      members.add(companyName) { value, writer in writer.string(value) }
+      members.add(source)
+      members.add(sealed.keyText)
+      members.add(sealed.record.text)
+    }
+  }
+
+  init(version2 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
+    let scope = PayloadScope(type: Self.self, layout: Self.sealedLayout, strict: strict)
+    var id: ContactID?
+    var companyName: FieldChange<String>?
+    var source: String?
+    var key: UInt64?
+    var record: SealedRecord?
+    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+      switch field {
+      case 0: id = try cursor.decodeText(ContactID.self, field, scope)
+      case 1: companyName = try cursor.decodeTextChange(field, scope)
+      case 2: source = try cursor.decodeOptionalString(field, scope)
+      case 3: key = try SealedPersonalData.decodeKey(&cursor, field, scope)
+      default: record = try SealedPersonalData.decodeRecord(&cursor, field, scope)
+      }
+    }
+    self.init(id: try scope.required(id, 0), source: source)
+    self.companyName = companyName
+    sealed = SealedPersonalData(
+      keyID: try scope.required(key, 3), record: try scope.required(record, 4))
+  }
+}

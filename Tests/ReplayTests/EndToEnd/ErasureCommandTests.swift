@@ -1,0 +1,102 @@
+import Foundation
+import ReplayTestSupport
+import Testing
+
+/// `replay contacts erase`: the person's values are gone from every output, at every point,
+/// and the log's bytes (and so every digest taken before) are unchanged.
+@Suite struct ErasureCommandTests {
+  /// Miss Piggy's personal values in the seed data (contact 13).
+  static let personalValues = [
+    "Miss Piggy", "Miss.Piggy", "miss-piggy", "muppetsbaby.com", "1987-05-11", "602-225-9543",
+    "602-225-9188", "3530 E Washington", "85034",
+  ]
+
+  @Test func afterAnEraseNoOutputOfAnyCommandHoldsThePersonsValues() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      let session = Session(log: log)
+      let seed = RepositoryFiles.seedDataPath("contacts-v3.json")
+      try session.run(["import", "contacts", seed])
+      try session.run(["contacts", "favorite", "13"])
+      // Sealed in the log from the first write: no personal value there, ever.
+      let logText = String(decoding: fileBytes(log), as: UTF8.self)
+      for value in Self.personalValues { #expect(!logText.contains(value), "\(value) in the log") }
+      #expect(logText.contains(#""schema":2"#))
+      // Readable before the erasure.
+      let before = try session.run(["state", "contacts", "--json"])
+      #expect(before.output.contains("Miss Piggy"))
+      let digest = try session.run(["digest"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+      let bytesBefore = fileBytes(log)
+
+      let erased = try session.run(
+        ["contacts", "erase", "13", "--actor", "dpo", "--reason", "erasure request"])
+      #expect(erased.status == 0, "\(erased.error)")
+      #expect(erased.output.contains("appended ContactErased to contact-13"))
+      #expect(fileBytes(log).starts(with: bytesBefore), "the erase rewrote the log")
+      #expect(try session.run(["verify", "--digest", digest]).status == 0)
+
+      let again = try session.run(["contacts", "erase", "13", "--actor", "dpo"])
+      #expect(again.status == 0)
+      #expect(again.output == "nothing appended: contact '13' is already erased\n")
+      try session.rejects(
+        ["contacts", "erase", "404"], status: 65,
+        message: "no contact '404' exists (stream 'contact-404' has no events); add or import it first")
+
+      var outputs: [(String, String)] = []
+      func collect(_ arguments: [String]) throws {
+        let result = try session.run(arguments)
+        #expect(result.status == 0, "\(arguments): \(result.error)")
+        outputs.append((arguments.joined(separator: " "), result.output + result.error))
+      }
+      for model in ["contacts", "zipcodes", "observations", "animals", "locations"] {
+        try collect(["state", model])
+        try collect(["state", model, "--json"])
+      }
+      // Before the erasure too: the key is gone at every point.
+      try collect(["state", "contacts", "--at", "18"])
+      try collect(["state", "contacts", "--json", "--at", "19"])
+      try collect(["history", "contact-13"])
+      try collect(["history", "contact-13", "--json"])
+      try collect(["diff", "contacts", "--from", "0", "--to", "20"])
+      try collect(["log"])
+      try collect(["log", "--json"])
+      try collect(["import", "contacts", seed, "--dry-run"])
+      let export = directory + "/contacts-export.json"
+      try collect(["export", "contacts", "--output", export])
+      outputs.append(("the export file", String(decoding: fileBytes(export), as: UTF8.self)))
+      let report = directory + "/report.html"
+      try collect(["report", "--output", report])
+      outputs.append(("the report", String(decoding: fileBytes(report), as: UTF8.self)))
+      for (command, output) in outputs {
+        for value in Self.personalValues {
+          #expect(!output.contains(value), "'\(command)' shows \(value)")
+        }
+      }
+      let state = try session.run(["state", "contacts", "--json"]).output
+      #expect(state.contains(#""name":"(erased)""#))
+      #expect(state.contains("Muppets, Baby"))
+      // Re-importing the source does not bring the person back.
+      let reimport = try session.run(["import", "contacts", seed])
+      #expect(reimport.status == 0, "\(reimport.error)")
+      let after = try session.run(["state", "contacts", "--json"]).output
+      for value in Self.personalValues { #expect(!after.contains(value), "re-import: \(value)") }
+    }
+  }
+
+  @Test func aContactWhoseDataIsInClearIsRefusedAndNothingIsWritten() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      let session = Session(log: log)
+      // A schema 1 line, as logs written before sealing hold them.
+      let line =
+        #"{"stream":"contact-7","type":"ContactAdded","data":{"id":"7","name":"Kermit","isFavorite":false}}"#
+      let input = directory + "/in.jsonl"
+      try Data((line + "\n").utf8).write(to: URL(fileURLWithPath: input))
+      try session.run(["append", "--file", input])
+      // `append` seals it too: a log written by this engine never holds it in clear.
+      #expect(!String(decoding: fileBytes(log), as: UTF8.self).contains("Kermit"))
+      #expect(try session.run(["contacts", "erase", "7"]).status == 0)
+      #expect(!(try session.run(["state", "contacts"]).output.contains("Kermit")))
+    }
+  }
+}
