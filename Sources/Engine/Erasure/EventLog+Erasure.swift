@@ -1,5 +1,5 @@
-import Foundation
 import Events
+import Foundation
 
 /// What `eraseContact` did.
 public struct ContactErasure: Sendable, Equatable {
@@ -67,7 +67,10 @@ extension EventLog {
           EventVocabulary.proposedEvent(.contact($0), metadata: metadata).event
         }
         let plan = try self.plan(
-          [StreamWrite(stream: stream, expectedVersion: .exactly(Int64(events.count)), events: proposed)],
+          [
+            StreamWrite(
+              stream: stream, expectedVersion: .exactly(Int64(events.count)), events: proposed)
+          ],
           state: &state)
         let timestamp = try eventTime(&state)
         appended = try write(plan, at: timestamp, chunkSize: Int.max, state: &state).first

@@ -228,6 +228,22 @@ public struct KeyStore: Sendable {
     return entry
   }
 
+  /// Takes over `entry`, a key of another store (a migration copies a log's keys to its new
+  /// log), under the same id; durable when it returns.
+  mutating func adopt(_ entry: Entry) throws(KeyStoreError) {
+    guard keys[entry.id] == nil else { return }
+    try appendDurably(Self.line(for: entry))
+    keys[entry.id] = entry
+    keysByContact[entry.contact, default: []].append(entry.id)
+  }
+
+  /// Takes over the tombstone of a key another store destroyed.
+  mutating func adoptTombstone(_ id: KeyID, contact: String) throws(KeyStoreError) {
+    guard erasedKeys[id] == nil else { return }
+    try appendDurably(Self.tombstone(id, contact: contact))
+    erasedKeys[id] = contact
+  }
+
   /// Records that the erasure of `contact` begins, durably, before its `ContactErased` is
   /// appended: a crash after this leaves a mark the next writer finds.
   public mutating func beginErasure(contact: String) throws(KeyStoreError) {

@@ -55,9 +55,11 @@ enum PersonalData {
           of: sealed, contact: added.record.id.rawValue, binding: binding(id, stream, added),
           sequence: sequence, logPath: logPath)
       else { return .contact(.added(added.erased)) }
-      return .contact(.added(try opened(sequence, logPath) { () throws(EventsError) in
-        try added.opened(plaintext: plaintext)
-      }))
+      return .contact(
+        .added(
+          try opened(sequence, logPath) { () throws(EventsError) in
+            try added.opened(plaintext: plaintext)
+          }))
     case .contact(.updated(let update)):
       guard let sealed = update.sealed else { return event }
       guard
@@ -65,9 +67,11 @@ enum PersonalData {
           of: sealed, contact: update.id.rawValue, binding: binding(id, stream, update),
           sequence: sequence, logPath: logPath)
       else { return .contact(.updated(update.erased)) }
-      return .contact(.updated(try opened(sequence, logPath) { () throws(EventsError) in
-        try update.opened(plaintext: plaintext)
-      }))
+      return .contact(
+        .updated(
+          try opened(sequence, logPath) { () throws(EventsError) in
+            try update.opened(plaintext: plaintext)
+          }))
     default:
       return event
     }

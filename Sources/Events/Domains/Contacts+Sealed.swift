@@ -54,7 +54,8 @@ public struct SealedPersonalData: Sendable, Hashable {
     guard let record = SealedRecord(text: text),
       record.bytes.count >= ChaCha20Poly1305.Nonce.byteCount + ChaCha20Poly1305.tagByteCount
     else {
-      let shown = text.count > 24 ? "\"\(text.prefix(24))…\" (\(text.utf8.count) bytes)" : "\"\(text)\""
+      let shown =
+        text.count > 24 ? "\"\(text.prefix(24))…\" (\(text.utf8.count) bytes)" : "\"\(text)\""
       throw scope.invalid(field, found: shown)
     }
     return record

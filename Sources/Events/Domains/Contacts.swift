@@ -210,7 +210,9 @@ public struct ContactAdded: EventPayload, Hashable {
     self.source = source
   }
 
-  public var encodedSchemaVersion: Int { sealed == nil ? Self.schemaVersion : Self.sealedSchemaVersion }
+  public var encodedSchemaVersion: Int {
+    sealed == nil ? Self.schemaVersion : Self.sealedSchemaVersion
+  }
 
   public var streamName: String { record.id.streamName }
 
@@ -460,7 +462,9 @@ public struct ContactUpdated: EventPayload, Hashable {
     self.source = source
   }
 
-  public var encodedSchemaVersion: Int { sealed == nil ? Self.schemaVersion : Self.sealedSchemaVersion }
+  public var encodedSchemaVersion: Int {
+    sealed == nil ? Self.schemaVersion : Self.sealedSchemaVersion
+  }
 
   /// The update that turns `old` into `new`, `isFavorite` aside, or `nil` when nothing but
   /// `isFavorite` differs.

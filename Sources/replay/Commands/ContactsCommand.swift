@@ -41,7 +41,11 @@ enum ContactsCommand {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("appended")
-        if let event = erasure.event { writer.rawValue(event.logLine.dropLast()) } else { writer.null() }
+        if let event = erasure.event {
+          writer.rawValue(event.logLine.dropLast())
+        } else {
+          writer.null()
+        }
         writer.key("destroyedKeys")
         writer.integer(erasure.destroyedKeyCount)
         writer.key("removedCheckpoints")
@@ -54,13 +58,15 @@ enum ContactsCommand {
       }
       if let event = erasure.event {
         invocation.terminal.write(
-          "appended ContactErased to \(event.stream) (seq \(event.sequence), version \(event.version))\n")
+          "appended ContactErased to \(event.stream) (seq \(event.sequence), version \(event.version))\n"
+        )
       } else if let reason = erasure.noChangeReason {
         invocation.terminal.write("nothing appended: \(reason)\n")
       }
       if erasure.destroyedKeyCount > 0 {
         invocation.terminal.write(
-          "destroyed \(erasure.destroyedKeyCount) key\(erasure.destroyedKeyCount == 1 ? "" : "s") in \(KeyStore.path(forLog: log.path)); removed \(erasure.removedCheckpointCount) checkpoint\(erasure.removedCheckpointCount == 1 ? "" : "s")\n")
+          "destroyed \(erasure.destroyedKeyCount) key\(erasure.destroyedKeyCount == 1 ? "" : "s") in \(KeyStore.path(forLog: log.path)); removed \(erasure.removedCheckpointCount) checkpoint\(erasure.removedCheckpointCount == 1 ? "" : "s")\n"
+        )
       }
       return .success
     })

@@ -36,5 +36,6 @@ enum ReplayCommand {
       DiffCommand.command,
       ExportCommand.command,
       ReportCommand.command,
+      MigrateCommand.command,
     ])
 }

@@ -1,9 +1,9 @@
-@testable import Events
 import Foundation
 import Projections
 import Testing
 
 @testable import Engine
+@testable import Events
 
 /// Contacts' personal data sealed on the way in, opened on the way out, and erased.
 @Suite struct PersonalDataTests {

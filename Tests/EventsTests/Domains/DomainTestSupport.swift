@@ -237,7 +237,8 @@ func domainDecode(
   let plaintext = ["ContactAdded", "ContactUpdated"].contains(type)
   return try EventVocabulary.decode(
     type: type,
-    schemaVersion: schemaVersion ?? (plaintext ? 1 : EventVocabulary.newestSchemaVersions[type] ?? 1),
+    schemaVersion: schemaVersion
+      ?? (plaintext ? 1 : EventVocabulary.newestSchemaVersions[type] ?? 1),
     data: Array(json.utf8), strict: strict)
 }
 

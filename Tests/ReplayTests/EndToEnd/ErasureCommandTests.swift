@@ -25,7 +25,8 @@ import Testing
       // Readable before the erasure.
       let before = try session.run(["state", "contacts", "--json"])
       #expect(before.output.contains("Miss Piggy"))
-      let digest = try session.run(["digest"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+      let digest = try session.run(["digest"]).output.trimmingCharacters(
+        in: .whitespacesAndNewlines)
       let bytesBefore = fileBytes(log)
 
       let erased = try session.run(
@@ -40,7 +41,8 @@ import Testing
       #expect(again.output == "nothing appended: contact '13' is already erased\n")
       try session.rejects(
         ["contacts", "erase", "404"], status: 65,
-        message: "no contact '404' exists (stream 'contact-404' has no events); add or import it first")
+        message:
+          "no contact '404' exists (stream 'contact-404' has no events); add or import it first")
 
       var outputs: [(String, String)] = []
       func collect(_ arguments: [String]) throws {
@@ -97,6 +99,46 @@ import Testing
       #expect(!String(decoding: fileBytes(log), as: UTF8.self).contains("Kermit"))
       #expect(try session.run(["contacts", "erase", "7"]).status == 0)
       #expect(!(try session.run(["state", "contacts"]).output.contains("Kermit")))
+    }
+  }
+
+  @Test func migrateWritesASealedCopyThatCanBeErasedAndLeavesTheOldLogAlone() throws {
+    try withTemporaryDirectory { directory in
+      let old = directory + "/old.jsonl"
+      let new = directory + "/new.jsonl"
+      // The sample log as the engine wrote it before sealing: its contacts in clear (schema 1).
+      let plaintext = RepositoryFiles.root.appendingPathComponent(
+        "Tests/Fixtures/sample-before-sealing.jsonl"
+      ).path
+      try FileManager.default.copyItem(atPath: plaintext, toPath: old)
+      let before = fileBytes(old)
+      let session = Session(log: old)
+      // Erasing in a plaintext log is refused: no key's destruction can erase it.
+      let refused = try session.run(["contacts", "erase", "13"])
+      #expect(refused.status == 65)
+      #expect(refused.error.contains("replay migrate --encrypt-personal-data"))
+      #expect(fileBytes(old) == before)
+
+      let migrated = try session.run(["migrate", "--encrypt-personal-data", "--output", new])
+      #expect(migrated.status == 0, "\(migrated.error)")
+      #expect(migrated.output.contains("18 contact payloads sealed"))
+      #expect(migrated.output.contains(": identical\n"))
+      #expect(migrated.output.contains("still holds the personal data in clear"))
+      #expect(fileBytes(old) == before)
+      let newText = String(decoding: fileBytes(new), as: UTF8.self)
+      for value in Self.personalValues { #expect(!newText.contains(value), "\(value)") }
+      let oldState = try session.run(["state", "contacts", "--json"]).output
+      let newState = try Session(log: new).run(["state", "contacts", "--json"]).output
+      #expect(oldState == newState)
+      // The sample's story ends on 2026-11-08: the erasure comes after it.
+      let erased = try ReplayProcess.run(
+        ["contacts", "erase", "13", "--clock", "2026-11-09T09:00:00Z", "--log", new])
+      #expect(erased.status == 0, "\(erased.error)")
+
+      let again = try session.run(["migrate", "--encrypt-personal-data", "--output", new])
+      #expect(again.status == 73)
+      let usage = try session.run(["migrate", "--output", directory + "/other.jsonl"])
+      #expect(usage.status == 64)
     }
   }
 }

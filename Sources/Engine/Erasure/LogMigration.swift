@@ -1,0 +1,179 @@
+import Events
+import Foundation
+
+/// `replay migrate --encrypt-personal-data`: a copy of a log with every contact's personal data
+/// sealed, the old log untouched.
+///
+/// The new log has the same seqs, ids, streams, versions, types, times, atomic writes and meta
+/// as the old one; each schema 1 `ContactAdded` and `ContactUpdated` becomes its schema 2
+/// form, sealed under its contact's key (one key per contact, in `<output>.keys`), bound to the
+/// event's id, stream and type. Every other line is copied byte for byte. Keys the old log's
+/// store holds (a log already partly sealed) are carried over with their ids, and so are the
+/// tombstones of destroyed keys.
+///
+/// It proves itself: every read model of the two logs is compared at up to `checkpoints`
+/// points spread over the log (the ends of atomic writes), the last one the end. A difference
+/// removes the new files and is an error; the old log is never written.
+public struct LogMigration: Sendable {
+  /// The log read.
+  public var source: String
+  /// The log written; it must not exist, nor its key store.
+  public var output: String
+  /// How many points of the log the read models are compared at.
+  public var comparisonPoints = 12
+  /// Draws keys and nonces from a seed instead of the secure random source (generated and
+  /// sample logs only; see `EventLog.Configuration.sealingSeed`).
+  public var sealingSeed: String?
+
+  public init(source: String, output: String) {
+    self.source = source
+    self.output = output
+  }
+
+  /// What a migration did.
+  public struct Summary: Sendable, Equatable {
+    public var eventCount = 0
+    /// Contact payloads sealed now.
+    public var sealedCount = 0
+    /// Contact payloads that were sealed already (copied as they were).
+    public var alreadySealedCount = 0
+    /// Keys made for contacts, and keys carried over from the old store.
+    public var keysMade = 0
+    public var keysCarriedOver = 0
+    /// The seqs the read models were compared at.
+    public var comparedAt: [Int64] = []
+  }
+
+  /// Writes the new log and its key store, then compares the two logs' read models.
+  /// - Throws: `EngineError.fileNotFound` for a missing source; `ExportError.cannotCreateOutput`
+  ///   when the output or its key store exists; `EngineError.invalidEvent` when the comparison
+  ///   finds a difference (the output is then removed); `.keyStore`, `.corruptLine`, `.io` as
+  ///   reading and writing do.
+  public func run() throws -> Summary {
+    guard FileManager.default.fileExists(atPath: source) else {
+      throw EngineError.fileNotFound(path: source)
+    }
+    let outputKeys = KeyStore.path(forLog: output)
+    for path in [output, outputKeys] where FileManager.default.fileExists(atPath: path) {
+      throw ExportError.cannotCreateOutput(
+        path: path, reason: "it exists; migrate writes a new log, choose another --output")
+    }
+    var summary = Summary()
+    let temporary = output + ".migrating-\(getpid())"
+    do {
+      summary = try write(to: temporary)
+      let file = try FileDescriptor.open(temporary, .appendCreating)
+      try file.synchronize()
+      file.close()
+      guard rename(temporary, output) == 0 else {
+        throw EngineError.io(path: output, operation: "rename", code: errno)
+      }
+      FileDescriptor.synchronizeDirectory(containing: output)
+      summary.comparedAt = try compare(points: summary.comparedAt)
+    } catch {
+      try? FileManager.default.removeItem(atPath: temporary)
+      try? FileManager.default.removeItem(atPath: output)
+      try? FileManager.default.removeItem(atPath: outputKeys)
+      throw error
+    }
+    return summary
+  }
+
+  /// Copies the log line by line into `temporary`, sealing the contact payloads; returns the
+  /// counts and, in `comparedAt`, the seqs that end a write (candidates for the comparison).
+  private func write(to temporary: String) throws -> Summary {
+    var summary = Summary()
+    let sourceStore = try KeyStoreCache.store(forLog: source)
+    var store = try KeyStore(logPath: output)
+    do throws(KeyStoreError) {
+      for entry in sourceStore.keys.values.sorted(by: { $0.id < $1.id }) {
+        try store.adopt(entry)
+        summary.keysCarriedOver += 1
+      }
+      for (id, contact) in sourceStore.erasedKeys.sorted(by: { $0.key < $1.key }) {
+        try store.adoptTombstone(id, contact: contact)
+      }
+    } catch {
+      throw EngineError.keyStore(error)
+    }
+    var seeded = sealingSeed.map { GeneratorRandom(seed: "\($0)/personal-data/migration") }
+    let file = try FileDescriptor.open(temporary, .appendCreating)
+    try file.truncate(to: 0)
+    defer { file.close() }
+    var buffer: [UInt8] = []
+    buffer.reserveCapacity(1 << 20)
+    var writeEnds: [Int64] = []
+    let keysBefore = store.keys.count
+    try LogReader(path: source).forEachEvent { line in
+      summary.eventCount += 1
+      if line.batch.map({ $0.upperBound == line.sequence }) ?? true {
+        writeEnds.append(line.sequence)
+      }
+      if line.schemaVersion == 1, PersonalData.carriesPersonalData(type: line.typeBytes) {
+        let event = line.recordedEvent()
+        let sealed = try PersonalData.seal(
+          event.data, type: event.type, id: event.id, stream: event.stream, store: &store,
+          seeded: &seeded)
+        sealed.withUnsafeBytes { data in
+          LogLineCodec.encode(
+            sequence: event.sequence, id: event.id, stream: event.stream, version: event.version,
+            type: event.type, schemaVersion: ContactAdded.sealedSchemaVersion,
+            timestamp: event.timestamp, batch: event.batch, metadata: event.metadata, data: data,
+            into: &buffer)
+        }
+        summary.sealedCount += 1
+      } else {
+        if line.schemaVersion >= 2, PersonalData.carriesPersonalData(type: line.typeBytes) {
+          summary.alreadySealedCount += 1
+        }
+        buffer.append(contentsOf: line.bytes)
+        buffer.append(0x0A)
+      }
+      if buffer.count >= 1 << 20 {
+        try buffer.withUnsafeBytes { try file.writeAll($0) }
+        buffer.removeAll(keepingCapacity: true)
+      }
+      return true
+    }
+    try buffer.withUnsafeBytes { try file.writeAll($0) }
+    summary.keysMade = store.keys.count - keysBefore
+    KeyStoreCache.update(store, forLog: output)
+    summary.comparedAt = Self.spread(writeEnds, count: comparisonPoints)
+    return summary
+  }
+
+  /// Up to `count` of `candidates`, evenly spread, always with the last.
+  static func spread(_ candidates: [Int64], count: Int) -> [Int64] {
+    guard let last = candidates.last else { return [] }
+    guard candidates.count > count, count > 1 else { return candidates }
+    var points: [Int64] = []
+    for step in 1..<count {
+      let point = candidates[candidates.count * step / count]
+      if points.last != point { points.append(point) }
+    }
+    if points.last != last { points.append(last) }
+    return points
+  }
+
+  /// Replays both logs to each point and compares every read model; returns the points.
+  private func compare(points: [Int64]) throws -> [Int64] {
+    for point in points {
+      let old = try Replayer(reader: LogReader(path: source)).readModels(at: .sequence(point))
+      let new = try Replayer(reader: LogReader(path: output)).readModels(at: .sequence(point))
+      guard old.models != new.models else { continue }
+      var name = "read models"
+      let before: [any ReadModel] = old.models.models
+      let after: [any ReadModel] = new.models.models
+      for index in before.indices where before[index].entries != after[index].entries {
+        name = type(of: before[index]).name
+        break
+      }
+      throw EngineError.invalidEvent(
+        location: output,
+        problem:
+          "the migrated log's \(name) differ from the old log's at seq \(point); the new log was removed, the old one is untouched"
+      )
+    }
+    return points
+  }
+}
