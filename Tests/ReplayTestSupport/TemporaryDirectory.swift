@@ -9,6 +9,13 @@ public func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T 
   return try body(path)
 }
 
+/// `withTemporaryDirectory` for an `async` body.
+public func withAsyncTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+  let path = try makeTemporaryDirectory()
+  defer { try? FileManager.default.removeItem(atPath: path) }
+  return try await body(path)
+}
+
 private func makeTemporaryDirectory() throws -> String {
   let path = FileManager.default.temporaryDirectory
     .appendingPathComponent("replay-tests-\(UUID().uuidString)").path

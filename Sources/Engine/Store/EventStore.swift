@@ -19,15 +19,21 @@ import Projections
 public final class EventStore: Sendable {
   /// The log underneath, for what the store does not wrap (synchronous, thread-safe).
   public let log: EventLog
+  /// The upcasters `recordedEvents(inStream:)` applies to the app's own event types.
+  public let upcasters: PayloadUpcasters
   private let queue: DispatchQueue
 
   /// Opens (creating on the first append) the log at `path`.
+  /// - Parameter upcasters: steps that bring the app's own event types to their newest schema
+  ///   version as they are read (see `PayloadUpcasters`).
   /// - Throws: `EngineError` when the file is not a log, is corrupt, or cannot be opened.
-  public init(path: String, configuration: EventLog.Configuration = EventLog.Configuration())
-    async throws
-  {
+  public init(
+    path: String, configuration: EventLog.Configuration = EventLog.Configuration(),
+    upcasters: PayloadUpcasters = PayloadUpcasters()
+  ) async throws {
     let queue = DispatchQueue(label: "replay.event-store")
     self.queue = queue
+    self.upcasters = upcasters
     log = try await Self.run(on: queue) { try EventLog(path: path, configuration: configuration) }
   }
 
@@ -87,12 +93,20 @@ public final class EventStore: Sendable {
     }
   }
 
-  /// A stream's events as the log holds them, oldest first, and the stream's version.
+  /// A stream's events, oldest first, each of the app's own types brought to its newest
+  /// schema version by `upcasters` (the engine's types as the log holds them), and the
+  /// stream's version.
+  /// - Throws: `UpcastError` when an upcaster fails; `EngineError` for I/O.
   public func recordedEvents(
     inStream stream: String
   ) async throws -> (events: [RecordedEvent], version: Int64) {
     let log = log
-    return try await run { try log.events(inStream: stream) }
+    let upcasters = upcasters
+    return try await run {
+      let (events, version) = try log.events(inStream: stream)
+      guard !upcasters.isEmpty else { return (events, version) }
+      return (try events.map { event throws(UpcastError) in try upcasters.upcast(event) }, version)
+    }
   }
 
   // MARK: Live
