@@ -40,23 +40,25 @@ extension EventLog {
   ///   - skipInvalid: `false` (all or nothing): any problem in `parsed`, or any record a rule
   ///     refuses, fails the import before anything is written. `true`: the valid records are
   ///     imported; the caller reports the others.
+  ///   - includeErased: bring erased contacts the source holds back, under new keys.
   ///   - chunkSize: events per sync.
   ///   - progress: told how planning and writing go.
   /// - Throws: `ImportError.invalidRecords`, `ImportError.raced` after a second conflict, and
   ///   the log's errors (`.lockTimeout`, `.io`, ...). Nothing is written when anything is thrown.
   public func importRecords(
     _ parsed: ParsedSource, metadata: EventMetadata, skipInvalid: Bool = false,
-    chunkSize: Int = 1000, progress: ImportProgressHandler? = nil
+    includeErased: Bool = false, chunkSize: Int = 1000, progress: ImportProgressHandler? = nil
   ) throws -> ImportResult {
     try importRecords(
-      parsed, metadata: metadata, skipInvalid: skipInvalid, chunkSize: chunkSize,
-      progress: progress, beforeWriting: { _ in })
+      parsed, metadata: metadata, skipInvalid: skipInvalid, includeErased: includeErased,
+      chunkSize: chunkSize, progress: progress, beforeWriting: { _ in })
   }
 
   /// `importRecords`, with a hook that runs between planning and writing (tests race it).
   func importRecords(
-    _ parsed: ParsedSource, metadata: EventMetadata, skipInvalid: Bool, chunkSize: Int,
-    progress: ImportProgressHandler?, beforeWriting: (_ attempt: Int) throws -> Void
+    _ parsed: ParsedSource, metadata: EventMetadata, skipInvalid: Bool,
+    includeErased: Bool = false, chunkSize: Int, progress: ImportProgressHandler?,
+    beforeWriting: (_ attempt: Int) throws -> Void
   ) throws -> ImportResult {
     if !skipInvalid { try parsed.requireValid() }
     let streams = ImportPlanner.streams(of: parsed)
@@ -64,7 +66,8 @@ extension EventLog {
     for attempt in 1...attempts {
       let histories = try events(inStreams: streams)
       let plan = try ImportPlanner.plan(
-        parsed, histories: histories, logPath: path, metadata: metadata, progress: progress)
+        parsed, histories: histories, logPath: path, metadata: metadata,
+        includeErased: includeErased, progress: progress)
       if !skipInvalid, !plan.rejected.isEmpty {
         throw ImportError.invalidRecords(
           kind: parsed.kind, source: parsed.sourceName, recordCount: parsed.recordCount,

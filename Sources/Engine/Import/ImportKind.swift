@@ -64,14 +64,15 @@ public enum RecordCommand: Sendable, Equatable {
 /// A Decider whose commands an import can carry, and whose state says whether a user removed
 /// the entity (so a record the import leaves alone is reported as kept removed, not unchanged).
 protocol ImportDecider: Decider {
-  /// This domain's command inside `command`, or `nil` for another domain's.
-  static func command(from command: RecordCommand) -> Command?
+  /// This domain's command inside `command`, or `nil` for another domain's; with
+  /// `includeErased`, the command that brings an erased entity back (contacts).
+  static func command(from command: RecordCommand, includeErased: Bool) -> Command?
   /// Whether the stream's entity was removed by a user.
   static func isRemoved(_ state: State) -> Bool
 }
 
 extension ObservationDecider: ImportDecider {
-  static func command(from command: RecordCommand) -> ObservationCommand? {
+  static func command(from command: RecordCommand, includeErased: Bool) -> ObservationCommand? {
     if case .observation(let command) = command { return command }
     return nil
   }
@@ -80,7 +81,7 @@ extension ObservationDecider: ImportDecider {
 }
 
 extension USStateDecider: ImportDecider {
-  static func command(from command: RecordCommand) -> USStateCommand? {
+  static func command(from command: RecordCommand, includeErased: Bool) -> USStateCommand? {
     if case .state(let command) = command { return command }
     return nil
   }
@@ -90,7 +91,7 @@ extension USStateDecider: ImportDecider {
 }
 
 extension ZooDecider: ImportDecider {
-  static func command(from command: RecordCommand) -> ZooCommand? {
+  static func command(from command: RecordCommand, includeErased: Bool) -> ZooCommand? {
     if case .animal(let command) = command { return command }
     return nil
   }
@@ -99,7 +100,7 @@ extension ZooDecider: ImportDecider {
 }
 
 extension LocationDecider: ImportDecider {
-  static func command(from command: RecordCommand) -> LocationCommand? {
+  static func command(from command: RecordCommand, includeErased: Bool) -> LocationCommand? {
     if case .location(let command) = command { return command }
     return nil
   }
@@ -108,9 +109,12 @@ extension LocationDecider: ImportDecider {
 }
 
 extension ContactDecider: ImportDecider {
-  static func command(from command: RecordCommand) -> ContactCommand? {
-    if case .contact(let command) = command { return command }
-    return nil
+  static func command(from command: RecordCommand, includeErased: Bool) -> ContactCommand? {
+    guard case .contact(let command) = command else { return nil }
+    if includeErased, case .importContact(let record, let source) = command {
+      return .importErasedContact(record, source: source)
+    }
+    return command
   }
 
   /// An erased contact is reported with the removed entities: the import leaves it erased.

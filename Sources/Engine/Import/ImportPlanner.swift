@@ -82,17 +82,21 @@ public enum ImportPlanner {
   /// Records are decided in source order. Several records for one stream are decided one after
   /// the other, each against the state with the previous ones' events applied. Every event
   /// gets the id `ImportIdentity.eventID` derives, and `metadata`.
-  /// - Parameter logPath: the log's path, for messages about events that cannot be read.
+  /// - Parameters:
+  ///   - logPath: the log's path, for messages about events that cannot be read.
+  ///   - includeErased: bring erased contacts the source holds back, under new keys; without
+  ///     it they are left erased and listed with the kept-removed records.
   /// - Throws: `EngineError.undecodableEvent` or `.unsupportedSchemaVersion` when a stored
   ///   event cannot be read.
   /// - Complexity: O(records + events in the streams).
   public static func plan(
     _ parsed: ParsedSource, histories: EventLog.StreamHistories, logPath: String,
-    metadata: EventMetadata, progress: ImportProgressHandler? = nil
+    metadata: EventMetadata, includeErased: Bool = false, progress: ImportProgressHandler? = nil
   ) throws -> ImportPlan {
     var planning = Planning(
       parsed: parsed, histories: histories, logPath: logPath, metadata: metadata,
       progress: progress)
+    planning.includeErased = includeErased
     switch parsed.kind {
     case .observations: try planning.decideAll(ObservationDecider.self)
     case .states: try planning.decideAll(USStateDecider.self)
@@ -124,6 +128,8 @@ public enum ImportPlanner {
     let metadata: EventMetadata
     let progress: ImportProgressHandler?
     var plan: ImportPlan
+    /// Whether erased contacts in the source are brought back (`--include-erased`).
+    var includeErased = false
 
     init(
       parsed: ParsedSource, histories: EventLog.StreamHistories, logPath: String,
@@ -148,7 +154,7 @@ public enum ImportPlanner {
         if (position + 1) % SourceParser.progressInterval == 0 {
           progress?(.planning, position + 1, parsed.records.count)
         }
-        guard let command = D.command(from: record.command) else {
+        guard let command = D.command(from: record.command, includeErased: includeErased) else {
           preconditionFailure("a \(parsed.kind) source holds only \(D.self) commands")
         }
         let stream = StreamName(command.streamName)

@@ -13,6 +13,9 @@ public enum ContactCommand: DomainCommand {
   case importContact(ContactRecord, source: String)
   /// Erase a contact's personal data (`ContactErased`; the log's writer then destroys the key).
   case eraseContact(id: ContactID)
+  /// `importContact`, bringing an erased contact back (`ContactAdded` with the source's
+  /// record, sealed under a new key): `import --include-erased`.
+  case importErasedContact(ContactRecord, source: String)
 
   /// The contact the command acts on.
   public var id: ContactID {
@@ -23,6 +26,7 @@ public enum ContactCommand: DomainCommand {
     case .unfavoriteContact(let id): id
     case .importContact(let record, _): record.id
     case .eraseContact(let id): id
+    case .importErasedContact(let record, _): record.id
     }
   }
 
@@ -36,6 +40,7 @@ public enum ContactCommand: DomainCommand {
     case .unfavoriteContact: "unfavoriteContact"
     case .importContact: "importContact"
     case .eraseContact: "eraseContact"
+    case .importErasedContact: "importErasedContact"
     }
   }
 }
@@ -75,6 +80,7 @@ public enum ContactDecider: Decider {
       switch event {
       case .added(let added):
         record = added.record
+        isErased = false
         if added.source != nil { lastImported = added.record }
       case .updated(let update):
         guard let current = record else { return }
@@ -143,11 +149,18 @@ public enum ContactDecider: Decider {
       guard !state.isErased else { return .noChange("contact '\(id)' is already erased") }
       return .append([.erased(ContactErased(id: id))])
 
+    case .importErasedContact(let record, let source):
+      guard state.isErased else {
+        return try decision(.importContact(record, source: source), state)
+      }
+      try checkName(record.name, command)
+      return .append([.added(ContactAdded(record: record, source: source))])
+
     case .importContact(let record, let source):
       try checkName(record.name, command)
       if state.isErased {
         return .noChange(
-          "contact '\(record.id)' was erased; an import does not bring its personal data back"
+          "contact '\(record.id)' was erased; an import brings it back only with --include-erased"
         )
       }
       guard let current = state.record else {

@@ -89,6 +89,11 @@ enum ImportCommand {
         help: "Locations: take each Feature's id from this member of its properties."),
       Option.flag(
         ["--skip-invalid"], help: "Import the valid records; list the invalid ones on stderr."),
+      Option.flag(
+        ["--include-erased"],
+        help:
+          "Contacts: bring back erased contacts the source holds, under new keys (else they stay erased and are listed)."
+      ),
       Option.flag(["--dry-run"], help: "Show the events that would be appended; write nothing."),
       Option(
         names: ["--chunk-size"], valueName: "n", help: "Events per fsync.", defaultValue: "1000"),
@@ -136,6 +141,10 @@ enum ImportCommand {
     let environment = ProcessInfo.processInfo.environment
     let retryDelay = environment[retryDelayVariable].flatMap(Double.init) ?? 0.5
     let skipInvalid = invocation.flag("--skip-invalid")
+    let includeErased = invocation.flag("--include-erased")
+    if includeErased, kind != .contacts {
+      throw UsageError("'--include-erased' is for contacts sources only")
+    }
     let idProperty = invocation.value("--id-property")
     if idProperty != nil, kind != .locations {
       throw UsageError("'--id-property' is for locations (GeoJSON) sources only")
@@ -168,7 +177,7 @@ enum ImportCommand {
         inStreams: Set(ImportPlanner.streams(of: parsed)))
       let plan = try ImportPlanner.plan(
         parsed, histories: histories, logPath: invocation.logPath, metadata: metadata,
-        progress: progress?.report)
+        includeErased: includeErased, progress: progress?.report)
       if !skipInvalid, !plan.rejected.isEmpty {
         throw ImportError.invalidRecords(
           kind: kind, source: parsed.sourceName, recordCount: parsed.recordCount,
@@ -179,8 +188,8 @@ enum ImportCommand {
     } else {
       let log = try invocation.openLogForWriting()
       result = try log.importRecords(
-        parsed, metadata: metadata, skipInvalid: skipInvalid, chunkSize: chunkSize,
-        progress: progress?.report)
+        parsed, metadata: metadata, skipInvalid: skipInvalid, includeErased: includeErased,
+        chunkSize: chunkSize, progress: progress?.report)
     }
     progress?.finish()
     let problems = parsed.problems + result.plan.rejected

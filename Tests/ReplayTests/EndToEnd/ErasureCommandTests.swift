@@ -82,6 +82,22 @@ import Testing
       #expect(reimport.status == 0, "\(reimport.error)")
       let after = try session.run(["state", "contacts", "--json"]).output
       for value in Self.personalValues { #expect(!after.contains(value), "re-import: \(value)") }
+      #expect(
+        reimport.output.contains("contact record 1 (stream 'contact-13'): contact '13' was erased"))
+      // Asked for, the person comes back, sealed under a new key; the old events stay erased.
+      let keyBefore = try String(contentsOfFile: log + ".keys", encoding: .utf8)
+      let restored = try session.run(["import", "contacts", seed, "--include-erased"])
+      #expect(restored.status == 0, "\(restored.error)")
+      #expect(restored.output.contains("1 ContactAdded"))
+      #expect(try session.run(["state", "contacts", "--json"]).output.contains("Miss Piggy"))
+      #expect(
+        !(try session.run(["state", "contacts", "--json", "--at", "18"]).output
+          .contains("Miss Piggy")))
+      let keyAfter = try String(contentsOfFile: log + ".keys", encoding: .utf8)
+      #expect(keyAfter.count > keyBefore.count)
+      let zoo = try session.run(["import", "zoo", seed, "--include-erased"])
+      #expect(zoo.status == 64)
+      #expect(zoo.error.hasPrefix("Error: '--include-erased' is for contacts sources only\n"))
     }
   }
 
