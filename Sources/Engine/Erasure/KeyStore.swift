@@ -102,6 +102,17 @@ public struct KeyStore: Sendable {
         return
       }
       let line = Array(bytes[start..<newline])
+      if lineNumber > 1, let entry = Self.quickKeyLine(line) {
+        // The commonest line, as the store writes it: read without building JSON values.
+        guard keys[entry.id] == nil else {
+          throw .corrupt(path: path, line: lineNumber, problem: "key \(entry.id) appears twice")
+        }
+        keys[entry.id] = entry
+        keysByContact[entry.contact, default: []].append(entry.id)
+        start = newline + 1
+        committedEnd = Int64(start)
+        continue
+      }
       let fields = try Self.fields(of: line, lineNumber: lineNumber, path: path)
       if lineNumber == 1 {
         guard fields["format"] == "replay-keys", fields["version"] == "1" else {
@@ -136,6 +147,62 @@ public struct KeyStore: Sendable {
       start = newline + 1
       committedEnd = Int64(start)
     }
+  }
+
+  /// A key line exactly as `line(for:)` writes it, with a contact id without escapes and a
+  /// matching checksum: the first step of reading a line. `nil` for anything else, which
+  /// `fields(of:)` then reads (and names what is wrong with).
+  static func quickKeyLine(_ line: [UInt8]) -> Entry? {
+    let head = Array(#"{"key":""#.utf8)
+    let contactKey = Array(#"","contact":""#.utf8)
+    let secretKey = Array(#"","secret":""#.utf8)
+    let crcKey = Array(#"","crc":""#.utf8)
+    // head, 16 hex, contactKey, id, secretKey, 64 hex, crcKey, 8 hex, "}
+    let fixed = head.count + 16 + contactKey.count + secretKey.count + 64 + crcKey.count + 10
+    guard line.count > fixed, line.starts(with: head), !line.contains(0x5C) else { return nil }
+    var position = head.count
+    guard let id = hexValue(line[position..<position + 16]) else { return nil }
+    position += 16
+    guard line[position..<position + contactKey.count].elementsEqual(contactKey) else {
+      return nil
+    }
+    position += contactKey.count
+    guard let quote = line[position...].firstIndex(of: 0x22), quote > position else { return nil }
+    let contactBytes = line[position..<quote]
+    position = quote
+    guard line.count == position + secretKey.count + 64 + crcKey.count + 10,
+      line[position..<position + secretKey.count].elementsEqual(secretKey)
+    else { return nil }
+    position += secretKey.count
+    var secret: [UInt8] = []
+    secret.reserveCapacity(32)
+    var index = position
+    while index < position + 64 {
+      guard let high = nibble(line[index]), let low = nibble(line[index + 1]) else { return nil }
+      secret.append(high << 4 | low)
+      index += 2
+    }
+    position += 64
+    let bodyEnd = position
+    guard line[position..<position + crcKey.count].elementsEqual(crcKey) else { return nil }
+    position += crcKey.count
+    guard let stored = hexValue(line[position..<position + 8]),
+      line[position + 8] == 0x22, line[position + 9] == 0x7D,
+      UInt64(CRC32C.checksum(of: line[..<bodyEnd] + [0x22])) == stored,
+      let contact = String(validating: contactBytes, as: UTF8.self),
+      let key = try? ChaCha20Poly1305.Key(bytes: secret)
+    else { return nil }
+    return Entry(id: KeyID(rawValue: id), contact: contact, key: key)
+  }
+
+  /// The value of lowercase hex digits (at most 16).
+  static func hexValue(_ digits: ArraySlice<UInt8>) -> UInt64? {
+    var value: UInt64 = 0
+    for digit in digits {
+      guard let nibble = nibble(digit) else { return nil }
+      value = value << 4 | UInt64(nibble)
+    }
+    return value
   }
 
   /// The members of one line, checked against its `crc`.
@@ -399,10 +466,27 @@ public struct KeyStore: Sendable {
   }
 
   static func bytes(hex text: String) -> [UInt8]? {
-    let utf8 = Array(text.utf8)
-    guard utf8.count % 2 == 0, utf8.allSatisfy(isLowercaseHex) else { return nil }
-    return stride(from: 0, to: utf8.count, by: 2).compactMap {
-      UInt8(String(decoding: utf8[$0..<$0 + 2], as: UTF8.self), radix: 16)
+    var text = text
+    return text.withUTF8 { utf8 -> [UInt8]? in
+      guard utf8.count % 2 == 0 else { return nil }
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(utf8.count / 2)
+      var index = 0
+      while index < utf8.count {
+        guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
+        bytes.append(high << 4 | low)
+        index += 2
+      }
+      return bytes
+    }
+  }
+
+  /// The value of a lowercase hex digit.
+  static func nibble(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case 0x30...0x39: byte - 0x30
+    case 0x61...0x66: byte - 0x61 + 10
+    default: nil
     }
   }
 

@@ -19,10 +19,18 @@ extension ChaCha20Poly1305 {
       guard bytes.count == Self.byteCount else {
         throw .invalidLength(what: "key", expected: "32 bytes", found: bytes.count)
       }
-      storage = (0, 0, 0, 0)
+      var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
       withUnsafeMutableBytes(of: &storage) { target in
-        for (index, byte) in bytes.enumerated() { target[index] = byte }
+        // Contiguous bytes (an array, a slice of one) are copied at once: a key store loads
+        // thousands of keys, and the generic loop costs tens of thousands of instructions each.
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
+          target.copyMemory(from: UnsafeRawBufferPointer(source))
+        }
+        if copied == nil {
+          for (index, byte) in bytes.enumerated() { target[index] = byte }
+        }
       }
+      self.storage = storage
     }
 
     /// A fresh key from the system's secure random source (``SecureRandom``).

@@ -84,4 +84,11 @@ public struct SealedRecord: Sendable, Hashable {
     guard let data = Data(base64Encoded: text) else { return nil }
     bytes = Array(data)
   }
+
+  /// The record whose base64 text is `text` (UTF-8 bytes), or `nil` as `init(text:)`: the
+  /// same decoder, Foundation's, without making a `String` first.
+  init?(base64 text: UnsafeBufferPointer<UInt8>) {
+    guard let data = Data(base64Encoded: Data(buffer: text)) else { return nil }
+    bytes = Array(data)
+  }
 }

@@ -50,6 +50,17 @@ public struct SealedPersonalData: Sendable, Hashable {
   static func decodeRecord(
     _ cursor: inout JSONCursor, _ field: Int, _ scope: PayloadScope
   ) throws(EventsError) -> SealedRecord {
+    // Quick step: the text as the writer leaves it (no escapes), decoded from the payload's
+    // bytes without a `String`; anything else is read below, by the same base64 decoder.
+    cursor.skipWhitespace()
+    var quick = cursor
+    if let slice = quick.plainStringSlice(),
+      let record = SealedRecord(base64: quick.bytes(of: slice)),
+      record.bytes.count >= ChaCha20Poly1305.Nonce.byteCount + ChaCha20Poly1305.tagByteCount
+    {
+      cursor = quick
+      return record
+    }
     let text = try cursor.decodeString(field, scope)
     guard let record = SealedRecord(text: text),
       record.bytes.count >= ChaCha20Poly1305.Nonce.byteCount + ChaCha20Poly1305.tagByteCount

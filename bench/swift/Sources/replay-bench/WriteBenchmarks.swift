@@ -21,7 +21,8 @@ enum WriteBenchmarks {
     let chunk = arguments.int("--chunk") ?? 1000
     let events = try readEvents(source, limit: arguments.int("--limit") ?? .max)
     let writes = events.map { EventLog.StreamWrite(stream: $0.stream, events: [$0.event]) }
-    let log = try freshLog(output, sync: arguments.options["--sync"] != "never")
+    let log = try freshLog(
+      output, sync: arguments.options["--sync"] != "never", keysFrom: source)
     var summary: EventLog.ImportSummary?
     let seconds = try measure { summary = try log.importEvents(writes, chunkSize: chunk) }
     report([
@@ -42,7 +43,7 @@ enum WriteBenchmarks {
   static func append(_ arguments: Arguments) throws {
     let output = try arguments.path(1)
     let events = try readEvents(try arguments.path(0), limit: arguments.int("--count") ?? 2000)
-    let log = try freshLog(output)
+    let log = try freshLog(output, keysFrom: try arguments.path(0))
     let seconds = try measure {
       for event in events { try log.append([event.event], to: event.stream) }
     }
@@ -81,9 +82,16 @@ enum WriteBenchmarks {
   }
 
   /// A new, empty log at `path` that syncs every append (the default configuration), or never
-  /// (`--sync never`: what the work costs without the disk).
-  private static func freshLog(_ path: String, sync: Bool = true) throws -> EventLog {
+  /// (`--sync never`: what the work costs without the disk). The source's key store is copied
+  /// beside it: the source's contact events are offered sealed, and must open under their keys.
+  private static func freshLog(
+    _ path: String, sync: Bool = true, keysFrom source: String
+  ) throws -> EventLog {
     try? FileManager.default.removeItem(atPath: path)
+    try? FileManager.default.removeItem(atPath: path + ".keys")
+    if FileManager.default.fileExists(atPath: source + ".keys") {
+      try FileManager.default.copyItem(atPath: source + ".keys", toPath: path + ".keys")
+    }
     return try EventLog(
       path: path, configuration: EventLog.Configuration(syncPolicy: sync ? .always : .never))
   }
