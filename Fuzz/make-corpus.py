@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Regenerates the committed seed corpus, Fuzz/Corpus/<target>/, from the shipped sample log
-(eventlogs/sample.jsonl) and the seed data (eventlogs/seed-data). Run it after the log format or
+(eventlogs/sample.jsonl; its contact lines also as written before sealing,
+Tests/Fixtures/sample-before-sealing.jsonl) and the seed data (eventlogs/seed-data). Run it after the log format or
 the seed data change; see docs/FUZZING.md. Small on purpose: a few dozen short files per target."""
 import hashlib
 import json
 import os
 import plistlib
-import shutil
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "Fuzz", "Corpus")
@@ -24,10 +24,10 @@ def write(target, data):
         file.write(data)
 
 
-def sample_lines():
+def sample_lines(path=os.path.join(ROOT, "eventlogs", "sample.jsonl")):
     """Up to PER_TYPE raw lines of each event type, preferring variety (batch, meta)."""
     chosen, seen = [], {}
-    with open(os.path.join(ROOT, "eventlogs", "sample.jsonl"), "rb") as file:
+    with open(path, "rb") as file:
         for raw in file:
             raw = raw.rstrip(b"\n")
             event = json.loads(raw)
@@ -46,9 +46,23 @@ def raw_member(line, key):
     return line[start:end]
 
 
+def clear_generated():
+    """Removes the files this script wrote (named by their hash), keeping the findings committed
+    by hand under their own names (bplist-date-out-of-range, ...)."""
+    for target in os.listdir(CORPUS) if os.path.isdir(CORPUS) else []:
+        directory = os.path.join(CORPUS, target)
+        for name in os.listdir(directory):
+            if len(name) == 16 and all(c in "0123456789abcdef" for c in name):
+                os.remove(os.path.join(directory, name))
+
+
 def main():
-    shutil.rmtree(CORPUS, ignore_errors=True)
-    lines = sample_lines()
+    clear_generated()
+    # The sample log (contacts sealed, schema 2) and the same log as written before sealing
+    # (contacts in clear, schema 1): both forms stay readable.
+    before = os.path.join(ROOT, "Tests", "Fixtures", "sample-before-sealing.jsonl")
+    lines = sample_lines() + [
+        (raw, event) for raw, event in sample_lines(before) if event["type"].startswith("Contact")]
     for raw, event in lines:
         write("line", raw)
         data = raw_member(raw, "data")
@@ -65,7 +79,14 @@ def main():
             ("LocationRenamed 1", '{"id":"2298eb8d-255e-4198-a20c-cc9c2eac0cf7","name":"Beta",'
              '"source":"acmeaom-locations.json"}'),
             ("LocationRemoved 1", '{"id":"2298eb8d-255e-4198-a20c-cc9c2eac0cf7"}'),
-            ("ObservationRemoved 1", '{"id":"398f8d08492d"}')]:
+            ("ObservationRemoved 1", '{"id":"398f8d08492d"}'),
+            # The sample log's contacts are sealed (schema 2); logs written before hold them in
+            # clear (schema 1), and erasures leave ContactErased.
+            ("ContactAdded 1", '{"id":"13","name":"Miss Piggy","companyName":"Muppets, Baby",'
+             '"isFavorite":false,"emailAddress":"Miss.Piggy@muppetsbaby.com","phone":'
+             '{"work":"602-225-9543"},"address":{"city":"Phoenix","zipCode":"85034"},'
+             '"source":"contacts-v3.json"}'),
+            ("ContactErased 1", '{"id":"13"}')]:
         write("payload", header + "\n" + data)
     for raw, _ in lines[::4]:
         write("json", raw)

@@ -293,7 +293,13 @@ extension AuditReport {
           for field in after.fields { page.element("li", "", ChangeText.field(field)) }
         } else {
           let fieldChanges = event.changes
-          if fieldChanges.isEmpty { page.element("li", "class=\"note\"", "(no change)") }
+          if event.type == ContactErased.eventType {
+            page.element(
+              "li", "class=\"note\"",
+              "personal data erased: its key destroyed, at every point of the log")
+          } else if fieldChanges.isEmpty {
+            page.element("li", "class=\"note\"", "(no change)")
+          }
           for change in fieldChanges {
             page.element("li", "", ChangeText.change(change, model: stream.modelName))
           }

@@ -67,7 +67,11 @@ enum HistoryCommand {
         continue
       }
       let changes = event.changes
-      if changes.isEmpty { text += "  (no change)\n" }
+      if event.type == ContactErased.eventType {
+        text += "  personal data erased: its key destroyed, at every point of the log\n"
+      } else if changes.isEmpty {
+        text += "  (no change)\n"
+      }
       for change in changes {
         text += "  " + ChangeText.change(change, model: stream.modelName) + "\n"
       }

@@ -77,6 +77,8 @@ import Testing
       let state = try session.run(["state", "contacts", "--json"]).output
       #expect(state.contains(#""name":"(erased)""#))
       #expect(state.contains("Muppets, Baby"))
+      let history = try session.run(["history", "contact-13"]).output
+      #expect(history.contains("personal data erased: its key destroyed"), "\(history)")
       // Re-importing the source does not bring the person back.
       let reimport = try session.run(["import", "contacts", seed])
       #expect(reimport.status == 0, "\(reimport.error)")
