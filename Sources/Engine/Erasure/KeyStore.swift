@@ -1,6 +1,14 @@
 import Events
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// The per-person keys of a log, in `<log>.keys` beside it: one line per key,
 /// `{"key":"<16 hex>","contact":"<id>","secret":"<64 hex>","crc":"<8 hex>"}`, after a header
 /// line `{"format":"replay-keys","version":1,"crc":"<8 hex>"}`; a destroyed key leaves a
@@ -193,6 +201,45 @@ public struct KeyStore: Sendable {
       let key = try? ChaCha20Poly1305.Key(bytes: secret)
     else { return nil }
     return Entry(id: KeyID(rawValue: id), contact: contact, key: key)
+  }
+
+  /// What the store at `path` says of key `id`, from that key's line alone: its key line, or
+  /// its tombstone, each whole (ending in a newline) and as the store writes it, checksum
+  /// included. `nil` when neither is found so (the caller reads the whole store, which also
+  /// tells a missing key from a damaged store).
+  static func findLine(of id: KeyID, inStoreAt path: String) -> Lookup? {
+    guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+    else { return nil }
+    return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Lookup? in
+      // The whole line that starts with `prefix`: lines are walked with `memchr`, and only
+      // the first bytes of a line are compared.
+      func line(startingWith prefix: String) -> [UInt8]? {
+        let needle = Array(prefix.utf8)
+        guard let base = bytes.baseAddress else { return nil }
+        var start = 0
+        while start < bytes.count {
+          guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
+          let end = base.distance(to: UnsafeRawPointer(newline))
+          if end - start >= needle.count,
+            bytes[start..<start + needle.count].elementsEqual(needle)
+          {
+            return Array(bytes[start..<end])
+          }
+          start = end + 1
+        }
+        return nil
+      }
+      if let keyLine = line(startingWith: #"{"key":"\#(id)""#) {
+        return quickKeyLine(keyLine).map { .present($0) }
+      }
+      if let tombstone = line(startingWith: #"{"erased":"\#(id)""#),
+        let fields = try? fields(of: tombstone, lineNumber: 0, path: path),
+        fields["erased"] == id.description, let contact = fields["contact"]
+      {
+        return .erased(contact: contact)
+      }
+      return nil
+    }
   }
 
   /// The value of lowercase hex digits (at most 16).

@@ -1,6 +1,14 @@
 import Events
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// Sealing contacts' personal data on the way into the log, and opening it on the way out,
 /// with the key store beside the log (docs/FORMAT.md, "Personal data").
 ///
@@ -99,13 +107,13 @@ enum PersonalData {
     of sealed: SealedPersonalData, contact: String, binding: SealedRecord.Binding,
     sequence: Int64, logPath: String
   ) throws -> [UInt8]? {
-    let store = try KeyStoreCache.store(forLog: logPath)
-    switch store.lookup(KeyStore.KeyID(rawValue: sealed.keyID)) {
+    switch try KeyStoreCache.lookup(KeyStore.KeyID(rawValue: sealed.keyID), forLog: logPath) {
     case .erased:
       return nil
     case .missing:
       throw EngineError.keyStore(
-        .missingKey(path: store.path, key: sealed.keyText, contact: contact))
+        .missingKey(
+          path: KeyStore.path(forLog: logPath), key: sealed.keyText, contact: contact))
     case .present(let entry):
       guard entry.contact == contact else {
         throw EngineError.undecodableEvent(
@@ -181,22 +189,85 @@ enum PersonalData {
   }
 }
 
-/// The key stores this process has read, each kept while its file (size and inode) is
-/// unchanged: readers of one log share one parse, and a store another process changed (a key
+/// The key stores this process has read, each kept while its file (size, inode and change
+/// time) is unchanged: readers of one log share one parse, and a store another process changed (a key
 /// added, an erasure) is read again.
 enum KeyStoreCache {
+  /// A store file's identity: size, device and inode, and the time it was last changed (a
+  /// store copied over another keeps the inode).
+  struct Identity: Equatable {
+    var status: FileDescriptor.Status
+    var modified: Int64
+  }
+
+  static func identity(of path: String) -> Identity? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    #if canImport(Darwin)
+      let time = info.st_mtimespec
+    #else
+      let time = info.st_mtim
+    #endif
+    let modified = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    return Identity(status: FileDescriptor.Status(info), modified: modified)
+  }
+
   private struct Cached {
-    var status: FileDescriptor.Status?
+    var status: Identity?
     var store: KeyStore
   }
 
   private static let stores = Mutex<[String: Cached]>([:])
 
+  /// Keys looked up one by one, per log, while the store's file is unchanged.
+  private struct Probed {
+    var status: Identity?
+    var lookups: [KeyStore.KeyID: KeyStore.Lookup] = [:]
+  }
+
+  private static let probes = Mutex<[String: Probed]>([:])
+
+  /// Distinct keys found line by line before the whole store is read instead.
+  static let probeLimit = 8
+
+  /// What the store beside the log says of key `id`. From the whole store once this process
+  /// has read it; before that, from the key's own line: a command on one contact opens events
+  /// sealed under one key, and the store of a large log holds a line per contact (about 200
+  /// thousand for ten million generated events), which it need not parse. After `probeLimit`
+  /// distinct keys, or when a line is not as the store writes it, or when the key is not
+  /// there, the whole store is read (and checked) and answers.
+  static func lookup(_ id: KeyStore.KeyID, forLog logPath: String) throws -> KeyStore.Lookup {
+    let path = KeyStore.path(forLog: logPath)
+    let status = identity(of: path)
+    if let cached = stores.withLock({ $0[logPath] }), cached.status == status {
+      return cached.store.lookup(id)
+    }
+    let known: KeyStore.Lookup?? = probes.withLock { probes in
+      guard let probed = probes[logPath], probed.status == status else {
+        probes[logPath] = Probed(status: status)
+        return .some(nil)
+      }
+      if let lookup = probed.lookups[id] { return .some(lookup) }
+      return probed.lookups.count < probeLimit ? .some(nil) : .none
+    }
+    switch known {
+    case .some(.some(let lookup)): return lookup
+    case .some(.none):
+      if status != nil, let found = KeyStore.findLine(of: id, inStoreAt: path) {
+        probes.withLock { $0[logPath]?.lookups[id] = found }
+        return found
+      }
+      return try store(forLog: logPath).lookup(id)
+    case .none:
+      return try store(forLog: logPath).lookup(id)
+    }
+  }
+
   /// The store beside the log at `logPath` as its file is now.
   /// - Throws: `EngineError.keyStore` when it is damaged or unreadable.
   static func store(forLog logPath: String) throws -> KeyStore {
     let path = KeyStore.path(forLog: logPath)
-    let status = FileDescriptor.status(atPath: path)
+    let status = identity(of: path)
     if let cached = stores.withLock({ $0[logPath] }), cached.status == status {
       return cached.store
     }
@@ -212,7 +283,7 @@ enum KeyStoreCache {
 
   /// Records `store` as the file now is, after this process changed it.
   static func update(_ store: KeyStore, forLog logPath: String) {
-    let status = FileDescriptor.status(atPath: store.path)
+    let status = identity(of: store.path)
     stores.withLock { $0[logPath] = Cached(status: status, store: store) }
   }
 }

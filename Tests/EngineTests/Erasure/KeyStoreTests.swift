@@ -87,4 +87,33 @@ import Testing
       #expect(try KeyStore(logPath: log).keys.count == 2)
     }
   }
+
+  /// One key found from its own line, without reading the store: a present key, a destroyed
+  /// one, and nothing for an unknown or damaged one (the whole store then answers).
+  @Test func oneKeyIsFoundFromItsLineAlone() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      var store = try KeyStore(logPath: log)
+      let kept = try store.add(contact: "1")
+      let erased = try store.add(contact: "2")
+      _ = try store.add(contact: "3")
+      try store.erase(contact: "2")
+      #expect(KeyStore.findLine(of: kept.id, inStoreAt: store.path) == .present(kept))
+      #expect(KeyStore.findLine(of: erased.id, inStoreAt: store.path) == .erased(contact: "2"))
+      #expect(KeyStore.findLine(of: KeyStore.KeyID(rawValue: 7), inStoreAt: store.path) == nil)
+      #expect(try KeyStoreCache.lookup(kept.id, forLog: log) == .present(kept))
+      #expect(try KeyStoreCache.lookup(KeyStore.KeyID(rawValue: 7), forLog: log) == .missing)
+      // A key line with a wrong checksum is not taken from its line; the whole store is read,
+      // and names the damage.
+      var bytes = try fileBytes(store.path)
+      let text = String(decoding: bytes, as: UTF8.self)
+      let secret = kept.key.withUnsafeBytes { SHA256.hex(Array($0)) }
+      let range = try #require(text.range(of: secret))
+      let offset = text.utf8.distance(from: text.startIndex, to: range.lowerBound)
+      bytes[offset] = bytes[offset] == 0x30 ? 0x31 : 0x30
+      try writeBytes(bytes, to: store.path)
+      #expect(KeyStore.findLine(of: kept.id, inStoreAt: store.path) == nil)
+      #expect(throws: EngineError.self) { try KeyStoreCache.lookup(kept.id, forLog: log) }
+    }
+  }
 }
