@@ -1,5 +1,5 @@
-/// How deep the arrays, sets and dictionaries of a binary property list (`bplist00`) nest,
-/// found by following its object table without building any value.
+/// How deep the arrays and dictionaries of a binary property list (`bplist00`) nest, found by
+/// following its object table without building any value; and whether it holds a set.
 ///
 /// `PropertyListSerialization` builds nested values by recursion, so a list nested 100,000 deep
 /// would overflow the stack; this check runs first, with an explicit stack, and lets only lists
@@ -14,6 +14,9 @@ enum BinaryPropertyListDepth {
     case tooDeep
     /// The trailer, offset table or a container points outside the file.
     case malformed(String)
+    /// A set: no source of the five apps holds one, and Foundation's reader crashes on some
+    /// (a fuzzing finding); sets are refused before it runs.
+    case holdsASet(object: Int)
   }
 
   /// Checks `bytes`, a whole binary property list, against `limit` levels of nesting.
@@ -64,7 +67,10 @@ enum BinaryPropertyListDepth {
     var path: [(object: Int, next: Int, tallest: Int32)] = []
     /// Starts measuring `object`: a scalar at once, a container by walking into it.
     func enter(_ object: Int) -> Outcome? {
-      guard offset(of: object) != nil else { return .malformed("object \(object) is misplaced") }
+      guard let start = offset(of: object) else {
+        return .malformed("object \(object) is misplaced")
+      }
+      if bytes[start] >> 4 == 0xC { return .holdsASet(object: object) }
       guard let (start, count) = references(of: object) else {
         height[object] = 0
         return nil

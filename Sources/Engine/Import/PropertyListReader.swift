@@ -78,6 +78,12 @@ enum PropertyListReader {
       throw ImportError.notPropertyList(
         source: source, line: nil, column: nil,
         problem: "the binary property list cannot be read (\(problem))")
+    case .holdsASet(let object):
+      throw ImportError.notPropertyList(
+        source: source, line: nil, column: nil,
+        problem:
+          "expected arrays, dictionaries, strings, numbers, booleans, dates and data, found a set (object \(object) of the binary property list)"
+      )
     }
     let object: Any
     do {
