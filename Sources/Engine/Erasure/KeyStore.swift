@@ -1,14 +1,6 @@
 import Events
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#elseif canImport(Musl)
-  import Musl
-#endif
-
 /// The per-person keys of a log, in `<log>.keys` beside it: one line per key,
 /// `{"key":"<16 hex>","contact":"<id>","secret":"<64 hex>","crc":"<8 hex>"}`, after a header
 /// line `{"format":"replay-keys","version":1,"crc":"<8 hex>"}`; a destroyed key leaves a
@@ -157,134 +149,6 @@ public struct KeyStore: Sendable {
     }
   }
 
-  /// A key line exactly as `line(for:)` writes it, with a contact id without escapes and a
-  /// matching checksum: the first step of reading a line. `nil` for anything else, which
-  /// `fields(of:)` then reads (and names what is wrong with).
-  static func quickKeyLine(_ line: [UInt8]) -> Entry? {
-    let head = Array(#"{"key":""#.utf8)
-    let contactKey = Array(#"","contact":""#.utf8)
-    let secretKey = Array(#"","secret":""#.utf8)
-    let crcKey = Array(#"","crc":""#.utf8)
-    // head, 16 hex, contactKey, id, secretKey, 64 hex, crcKey, 8 hex, "}
-    let fixed = head.count + 16 + contactKey.count + secretKey.count + 64 + crcKey.count + 10
-    guard line.count > fixed, line.starts(with: head), !line.contains(0x5C) else { return nil }
-    var position = head.count
-    guard let id = hexValue(line[position..<position + 16]) else { return nil }
-    position += 16
-    guard line[position..<position + contactKey.count].elementsEqual(contactKey) else {
-      return nil
-    }
-    position += contactKey.count
-    guard let quote = line[position...].firstIndex(of: 0x22), quote > position else { return nil }
-    let contactBytes = line[position..<quote]
-    position = quote
-    guard line.count == position + secretKey.count + 64 + crcKey.count + 10,
-      line[position..<position + secretKey.count].elementsEqual(secretKey)
-    else { return nil }
-    position += secretKey.count
-    var secret: [UInt8] = []
-    secret.reserveCapacity(32)
-    var index = position
-    while index < position + 64 {
-      guard let high = nibble(line[index]), let low = nibble(line[index + 1]) else { return nil }
-      secret.append(high << 4 | low)
-      index += 2
-    }
-    position += 64
-    let bodyEnd = position
-    guard line[position..<position + crcKey.count].elementsEqual(crcKey) else { return nil }
-    position += crcKey.count
-    guard let stored = hexValue(line[position..<position + 8]),
-      line[position + 8] == 0x22, line[position + 9] == 0x7D,
-      UInt64(CRC32C.checksum(of: line[..<bodyEnd] + [0x22])) == stored,
-      let contact = String(validating: contactBytes, as: UTF8.self),
-      let key = try? ChaCha20Poly1305.Key(bytes: secret)
-    else { return nil }
-    return Entry(id: KeyID(rawValue: id), contact: contact, key: key)
-  }
-
-  /// What the store at `path` says of key `id`, from that key's line alone: its key line, or
-  /// its tombstone, each whole (ending in a newline) and as the store writes it, checksum
-  /// included. `nil` when neither is found so (the caller reads the whole store, which also
-  /// tells a missing key from a damaged store).
-  static func findLine(of id: KeyID, inStoreAt path: String) -> Lookup? {
-    guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-    else { return nil }
-    return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Lookup? in
-      // The whole line that starts with `prefix`: lines are walked with `memchr`, and only
-      // the first bytes of a line are compared.
-      func line(startingWith prefix: String) -> [UInt8]? {
-        let needle = Array(prefix.utf8)
-        guard let base = bytes.baseAddress else { return nil }
-        var start = 0
-        while start < bytes.count {
-          guard let newline = memchr(base + start, 0x0A, bytes.count - start) else { return nil }
-          let end = base.distance(to: UnsafeRawPointer(newline))
-          if end - start >= needle.count,
-            bytes[start..<start + needle.count].elementsEqual(needle)
-          {
-            return Array(bytes[start..<end])
-          }
-          start = end + 1
-        }
-        return nil
-      }
-      if let keyLine = line(startingWith: #"{"key":"\#(id)""#) {
-        return quickKeyLine(keyLine).map { .present($0) }
-      }
-      if let tombstone = line(startingWith: #"{"erased":"\#(id)""#),
-        let fields = try? fields(of: tombstone, lineNumber: 0, path: path),
-        fields["erased"] == id.description, let contact = fields["contact"]
-      {
-        return .erased(contact: contact)
-      }
-      return nil
-    }
-  }
-
-  /// The value of lowercase hex digits (at most 16).
-  static func hexValue(_ digits: ArraySlice<UInt8>) -> UInt64? {
-    var value: UInt64 = 0
-    for digit in digits {
-      guard let nibble = nibble(digit) else { return nil }
-      value = value << 4 | UInt64(nibble)
-    }
-    return value
-  }
-
-  /// The members of one line, checked against its `crc`.
-  static func fields(
-    of line: [UInt8], lineNumber: Int, path: String
-  ) throws(KeyStoreError) -> [String: String] {
-    let suffix = Array(",\"crc\":\"".utf8)
-    guard line.count > suffix.count + 10, line.last == UInt8(ascii: "}"),
-      Array(line[(line.count - 10 - suffix.count)..<(line.count - 10)]) == suffix
-    else {
-      throw .corrupt(path: path, line: lineNumber, problem: "the line does not end in its crc")
-    }
-    let body = line[..<(line.count - 10 - suffix.count)]
-    let stored = String(decoding: line[(line.count - 10)..<(line.count - 2)], as: UTF8.self)
-    let computed = checksumText(CRC32C.checksum(of: body))
-    guard stored == computed else {
-      throw .corrupt(
-        path: path, line: lineNumber,
-        problem: "checksum mismatch (stored \(stored), computed \(computed))")
-    }
-    guard case .object(let object)? = try? JSONValue.parse(Array(body) + [UInt8(ascii: "}")])
-    else {
-      throw .corrupt(path: path, line: lineNumber, problem: "not a JSON object")
-    }
-    var fields: [String: String] = [:]
-    for member in object.members {
-      if let text = member.value.stringValue {
-        fields[member.key] = text
-      } else if let number = member.value.int64Value {
-        fields[member.key] = String(number)
-      }
-    }
-    return fields
-  }
-
   /// What the store says of the key `id`: there, destroyed by an erasure, or unknown.
   public enum Lookup: Sendable, Equatable {
     case present(Entry)
@@ -362,11 +226,7 @@ public struct KeyStore: Sendable {
   /// appended: a crash after this leaves a mark the next writer finds.
   public mutating func beginErasure(contact: String) throws(KeyStoreError) {
     guard !pendingErasures.contains(contact) else { return }
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.key("erasing")
-    writer.string(contact)
-    try appendDurably(Self.line(body: String(decoding: writer.bytes, as: UTF8.self)))
+    try appendDurably(Self.erasingLine(contact))
     pendingErasures.append(contact)
   }
 
@@ -453,13 +313,7 @@ public struct KeyStore: Sendable {
       bytes += Self.tombstone(id, contact: owner)
     }
     let pending = pendingErasures.filter { $0 != contact }
-    for other in pending {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.key("erasing")
-      writer.string(other)
-      bytes += Self.line(body: String(decoding: writer.bytes, as: UTF8.self))
-    }
+    for other in pending { bytes += Self.erasingLine(other) }
     do throws(ExportError) {
       try AtomicFile.write(bytes, to: path)
     } catch {
@@ -474,71 +328,6 @@ public struct KeyStore: Sendable {
     committedEnd = Int64(bytes.count)
     fileSize = committedEnd
     tornTail = false
-  }
-
-  static let headerLine: [UInt8] = line(body: #"{"format":"replay-keys","version":1"#)
-
-  static func line(for entry: Entry) -> [UInt8] {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.key("key")
-    writer.string(entry.id.description)
-    writer.key("contact")
-    writer.string(entry.contact)
-    writer.key("secret")
-    writer.string(entry.key.withUnsafeBytes { SHA256.hex(Array($0)) })
-    // The object is closed by `line(body:)`, after its crc.
-    return line(body: String(decoding: writer.bytes, as: UTF8.self))
-  }
-
-  static func tombstone(_ id: KeyID, contact: String) -> [UInt8] {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.key("erased")
-    writer.string(id.description)
-    writer.key("contact")
-    writer.string(contact)
-    return line(body: String(decoding: writer.bytes, as: UTF8.self))
-  }
-
-  /// `body` (an object without its closing brace) with its crc member and `}\n`.
-  static func line(body: String) -> [UInt8] {
-    let bytes = Array(body.utf8)
-    return bytes + Array(",\"crc\":\"\(checksumText(CRC32C.checksum(of: bytes)))\"}\n".utf8)
-  }
-
-  static func checksumText(_ value: UInt32) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: 8 - digits.count) + digits
-  }
-
-  static func bytes(hex text: String) -> [UInt8]? {
-    var text = text
-    return text.withUTF8 { utf8 -> [UInt8]? in
-      guard utf8.count % 2 == 0 else { return nil }
-      var bytes: [UInt8] = []
-      bytes.reserveCapacity(utf8.count / 2)
-      var index = 0
-      while index < utf8.count {
-        guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
-        bytes.append(high << 4 | low)
-        index += 2
-      }
-      return bytes
-    }
-  }
-
-  /// The value of a lowercase hex digit.
-  static func nibble(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case 0x30...0x39: byte - 0x30
-    case 0x61...0x66: byte - 0x61 + 10
-    default: nil
-    }
-  }
-
-  static func isLowercaseHex(_ byte: UInt8) -> Bool {
-    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
   }
 }
 

@@ -155,19 +155,18 @@ public struct LogMigration: Sendable {
     return points
   }
 
-  /// Replays both logs to each point and compares every read model; returns the points.
+  /// Folds each log once, taking the digest of every read model's checkpoint form at each
+  /// point, and compares the two logs' digests; returns the points.
   private func compare(points: [Int64]) throws -> [Int64] {
-    for point in points {
-      let old = try Replayer(reader: LogReader(path: source)).readModels(at: .sequence(point))
-      let new = try Replayer(reader: LogReader(path: output)).readModels(at: .sequence(point))
-      guard old.models != new.models else { continue }
-      var name = "read models"
-      let before: [any ReadModel] = old.models.models
-      let after: [any ReadModel] = new.models.models
-      for index in before.indices where before[index].entries != after[index].entries {
-        name = type(of: before[index]).name
-        break
-      }
+    let old = try digests(of: source, at: points)
+    let new = try digests(of: output, at: points)
+    for (index, point) in points.enumerated() {
+      guard
+        let differing = old[index].indices.first(where: {
+          old[index][$0].digest != new[index][$0].digest
+        })
+      else { continue }
+      let name = old[index][differing].name
       throw EngineError.invalidEvent(
         location: output,
         problem:
@@ -175,5 +174,32 @@ public struct LogMigration: Sendable {
       )
     }
     return points
+  }
+
+  /// The SHA-256 of each read model's checkpoint bytes at each of `points` (ascending), the
+  /// log folded once, its contacts' personal data opened.
+  private func digests(
+    of path: String, at points: [Int64]
+  ) throws -> [[(name: String, digest: [UInt8])]] {
+    var models = ReadModels()
+    var result: [[(name: String, digest: [UInt8])]] = []
+    var next = 0
+    func take() {
+      result.append(
+        models.models.map { model in
+          (type(of: model).name, SHA256.hash(model.checkpointBytes()))
+        })
+      next += 1
+    }
+    try LogReader(path: path).forEachEvent { line in
+      let event = line.recordedEvent()
+      if let decoded = try PersonalData.decode(event, logPath: path) {
+        models.apply(decoded, at: EventContext(event))
+      }
+      while next < points.count, points[next] == line.sequence { take() }
+      return next < points.count
+    }
+    while result.count < points.count { take() }
+    return result
   }
 }

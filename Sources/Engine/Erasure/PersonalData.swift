@@ -55,33 +55,21 @@ enum PersonalData {
   static func open(
     _ event: DomainEvent, id: EventID, stream: String, sequence: Int64, logPath: String
   ) throws -> DomainEvent {
+    func open<Payload: PersonalDataPayload>(_ payload: Payload) throws -> Payload {
+      guard let sealed = payload.sealed else { return payload }
+      guard
+        let plaintext = try plaintext(
+          of: sealed, contact: payload.contactID.rawValue, binding: binding(id, stream, payload),
+          sequence: sequence, logPath: logPath)
+      else { return payload.erased }
+      return try opened(sequence, logPath) { () throws(EventsError) in
+        try payload.opened(plaintext: plaintext)
+      }
+    }
     switch event {
-    case .contact(.added(let added)):
-      guard let sealed = added.sealed else { return event }
-      guard
-        let plaintext = try plaintext(
-          of: sealed, contact: added.record.id.rawValue, binding: binding(id, stream, added),
-          sequence: sequence, logPath: logPath)
-      else { return .contact(.added(added.erased)) }
-      return .contact(
-        .added(
-          try opened(sequence, logPath) { () throws(EventsError) in
-            try added.opened(plaintext: plaintext)
-          }))
-    case .contact(.updated(let update)):
-      guard let sealed = update.sealed else { return event }
-      guard
-        let plaintext = try plaintext(
-          of: sealed, contact: update.id.rawValue, binding: binding(id, stream, update),
-          sequence: sequence, logPath: logPath)
-      else { return .contact(.updated(update.erased)) }
-      return .contact(
-        .updated(
-          try opened(sequence, logPath) { () throws(EventsError) in
-            try update.opened(plaintext: plaintext)
-          }))
-    default:
-      return event
+    case .contact(.added(let added)): return .contact(.added(try open(added)))
+    case .contact(.updated(let update)): return .contact(.updated(try open(update)))
+    default: return event
     }
   }
 
@@ -149,12 +137,8 @@ enum PersonalData {
     } catch {
       throw EngineError.invalidEvent(location: nil, problem: error.description)
     }
-    let contact: String
-    switch event {
-    case .contact(.added(let added)): contact = added.record.id.rawValue
-    case .contact(.updated(let update)): contact = update.id.rawValue
-    default: return data
-    }
+    guard let payload = event?.personalDataPayload else { return data }
+    let contact = payload.contactID.rawValue
     let entry: KeyStore.Entry
     if let existing = store.key(forContact: contact) {
       entry = existing
@@ -180,12 +164,8 @@ enum PersonalData {
     } catch {
       throw EngineError.keyStore(.randomSourceFailed(String(describing: error)))
     }
-    let sealed = SealedPersonalData(keyID: entry.id.rawValue, record: record)
-    switch event {
-    case .contact(.added(let added)): return added.sealing(sealed).encodedData
-    case .contact(.updated(let update)): return update.sealing(sealed).encodedData
-    default: return data
-    }
+    return payload.sealing(SealedPersonalData(keyID: entry.id.rawValue, record: record))
+      .encodedData
   }
 }
 

@@ -570,23 +570,11 @@ public final class EventLog: Sendable {
   private func sameAfterOpening(_ existing: RecordedEvent, _ proposed: ProposedEvent) -> Bool {
     guard existing.schemaVersion == 2, proposed.schemaVersion == 1,
       PersonalData.carriesPersonalData(type: proposed.type),
-      let stored = try? EventVocabulary.decode(existing),
-      let opened = try? PersonalData.open(
-        stored, id: existing.id, stream: existing.stream, sequence: existing.sequence,
-        logPath: path),
+      let opened = try? PersonalData.decode(existing, logPath: path),
       let offered = try? EventVocabulary.decode(
         type: proposed.type, schemaVersion: 1, data: proposed.data, strict: false)
     else { return false }
-    switch (opened, offered) {
-    case (.contact(.added(var left)), .contact(.added(let right))):
-      left.sealed = nil
-      return left == right
-    case (.contact(.updated(var left)), .contact(.updated(let right))):
-      left.sealed = nil
-      return left == right
-    default:
-      return false
-    }
+    return opened.withoutSeal == offered
   }
 
   /// Seals the personal data of the plan's schema 1 contact events (their ids fixed here, as

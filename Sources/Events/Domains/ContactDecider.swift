@@ -92,9 +92,7 @@ public enum ContactDecider: Decider {
         setFavorite(false, source: unfavorited.source)
       case .erased:
         isErased = true
-        record = record.map {
-          .erased(id: $0.id, companyName: $0.companyName, isFavorite: $0.isFavorite)
-        }
+        record = record?.erased
         lastImported = nil
       }
     }

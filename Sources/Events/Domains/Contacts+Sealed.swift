@@ -73,6 +73,55 @@ public struct SealedPersonalData: Sendable, Hashable {
   }
 }
 
+/// A payload that carries a contact's personal data: `ContactAdded` and `ContactUpdated`, each
+/// sealed and opened the same way.
+public protocol PersonalDataPayload: EventPayload {
+  /// The contact whose key seals it.
+  var contactID: ContactID { get }
+  /// The personal data as the log holds it; `nil` for the plaintext form.
+  var sealed: SealedPersonalData? { get set }
+  /// The payload once `plaintext` (the opened record, a schema 1 payload) is read.
+  func opened(plaintext: [UInt8]) throws(EventsError) -> Self
+  /// The payload for a contact whose key was destroyed.
+  var erased: Self { get }
+}
+
+extension PersonalDataPayload {
+  /// The payload with its personal data sealed as `sealed` (whose plaintext is this payload's
+  /// schema 1 form, `encodedData` before sealing).
+  public func sealing(_ sealed: SealedPersonalData) -> Self {
+    var copy = self
+    copy.sealed = sealed
+    return copy
+  }
+}
+
+extension DomainEvent {
+  /// The contact payload inside, when the event carries personal data.
+  public var personalDataPayload: (any PersonalDataPayload)? {
+    switch self {
+    case .contact(.added(let added)): added
+    case .contact(.updated(let update)): update
+    default: nil
+    }
+  }
+
+  /// The event as it is made in code: an opened contact event without the sealed form it was
+  /// read from (any other event as it is).
+  public var withoutSeal: DomainEvent {
+    switch self {
+    case .contact(.added(var added)):
+      added.sealed = nil
+      return .contact(.added(added))
+    case .contact(.updated(var update)):
+      update.sealed = nil
+      return .contact(.updated(update))
+    default:
+      return self
+    }
+  }
+}
+
 extension ContactRecord {
   /// The name a contact shows once its personal data is erased (its key destroyed).
   public static let erasedName = "(erased)"
@@ -83,9 +132,14 @@ extension ContactRecord {
   ) -> ContactRecord {
     ContactRecord(id: id, name: erasedName, companyName: companyName, isFavorite: isFavorite)
   }
+
+  /// This contact once erased: the id, the company and the favourite flag, nothing else.
+  public var erased: ContactRecord {
+    .erased(id: id, companyName: companyName, isFavorite: isFavorite)
+  }
 }
 
-extension ContactAdded {
+extension ContactAdded: PersonalDataPayload {
   static let sealedLayout: PayloadLayout = [
     "id": ContactID.expectation,
     "companyName": "a string",
@@ -95,13 +149,7 @@ extension ContactAdded {
     "sealed": SealedPersonalData.sealedExpectation,
   ]
 
-  /// The payload with its personal data sealed as `sealed` (whose plaintext is this payload's
-  /// schema 1 form, `encodedData` before sealing).
-  public func sealing(_ sealed: SealedPersonalData) -> ContactAdded {
-    var copy = self
-    copy.sealed = sealed
-    return copy
-  }
+  public var contactID: ContactID { record.id }
 
   /// This payload once `plaintext`, the opened record (a schema 1 payload), is read: the
   /// record's personal fields filled in, the clear fields checked against it.
@@ -124,8 +172,7 @@ extension ContactAdded {
   /// This payload for a contact whose key was destroyed: its personal fields gone.
   public var erased: ContactAdded {
     var copy = self
-    copy.record = .erased(
-      id: record.id, companyName: record.companyName, isFavorite: record.isFavorite)
+    copy.record = record.erased
     return copy
   }
 
@@ -167,7 +214,7 @@ extension ContactAdded {
   }
 }
 
-extension ContactUpdated {
+extension ContactUpdated: PersonalDataPayload {
   static let sealedLayout: PayloadLayout = [
     "id": ContactID.expectation,
     "companyName": "a string or null",
@@ -176,13 +223,7 @@ extension ContactUpdated {
     "sealed": SealedPersonalData.sealedExpectation,
   ]
 
-  /// The update with its personal data sealed as `sealed` (whose plaintext is this update's
-  /// schema 1 form).
-  public func sealing(_ sealed: SealedPersonalData) -> ContactUpdated {
-    var copy = self
-    copy.sealed = sealed
-    return copy
-  }
+  public var contactID: ContactID { id }
 
   /// This update once `plaintext`, the opened record (a schema 1 payload), is read.
   /// - Throws: `EventsError` when the plaintext is not this contact's schema 1 update.

@@ -77,9 +77,7 @@ public struct ContactList: ReadModel {
     case .contact(.erased(let erased)):
       // Its sealed data no longer opens once the key is gone; this also covers a reader that
       // reads between the event and the key's destruction.
-      table.update(erased.id) {
-        $0 = ContactRecord(id: $0.id, name: ContactRecord.erasedName, companyName: $0.companyName)
-      }
+      table.update(erased.id) { $0 = $0.erased }
     default:
       return
     }

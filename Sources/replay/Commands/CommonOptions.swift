@@ -62,6 +62,15 @@ enum CommonOptions {
 }
 
 extension ParsedInvocation {
+  /// `$REPLAY_INSECURE_SEALING_SEED`: contacts' keys and nonces drawn from this seed, so that
+  /// anyone who knows it reads the personal data. Only for logs that must rebuild byte for byte
+  /// (the shipped sample, CI's differential); never a flag.
+  var insecureSealingSeed: String? {
+    ProcessInfo.processInfo.environment["REPLAY_INSECURE_SEALING_SEED"].flatMap {
+      $0.isEmpty ? nil : $0
+    }
+  }
+
   /// The log's path: `--log`, else `$REPLAY_LOG`, else `./events.jsonl`.
   var logPath: String {
     if let path = value("--log") { return path }
@@ -125,11 +134,7 @@ extension ParsedInvocation {
     if let seed {
       configuration.makeEventID = { sequence in EventID.derived(fromName: "\(seed)/\(sequence)") }
     }
-    // Contacts' keys and nonces drawn from a seed: anyone who knows it reads the personal data.
-    // Only for logs that must rebuild byte for byte (the shipped sample, tests); never a flag.
-    if let sealing = environment["REPLAY_INSECURE_SEALING_SEED"], !sealing.isEmpty {
-      configuration.sealingSeed = sealing
-    }
+    configuration.sealingSeed = insecureSealingSeed
     return try EventLog(path: logPath, configuration: configuration)
   }
 }

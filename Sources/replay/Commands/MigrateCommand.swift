@@ -37,11 +37,7 @@ enum MigrateCommand {
       throw UsageError("Missing '--output <path>': the new log to write")
     }
     var migration = LogMigration(source: invocation.logPath, output: output)
-    if let seed = ProcessInfo.processInfo.environment["REPLAY_INSECURE_SEALING_SEED"],
-      !seed.isEmpty
-    {
-      migration.sealingSeed = seed
-    }
+    migration.sealingSeed = invocation.insecureSealingSeed
     let summary = try migration.run()
     let source = invocation.logPath
     var text =

@@ -355,20 +355,3 @@ private func generateLog(
     #expect(random.below(1000) == 745)
   }
 }
-
-extension DomainEvent {
-  /// The event as a Decider makes it: an opened contact event without the sealed form it was
-  /// read from.
-  var withoutSeal: DomainEvent {
-    switch self {
-    case .contact(.added(var added)):
-      added.sealed = nil
-      return .contact(.added(added))
-    case .contact(.updated(var update)):
-      update.sealed = nil
-      return .contact(.updated(update))
-    default:
-      return self
-    }
-  }
-}

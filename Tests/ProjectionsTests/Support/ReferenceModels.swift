@@ -19,11 +19,7 @@ struct ReferenceModels {
     case .contact(.favorited(let favorited)): contacts[favorited.id]?.isFavorite = true
     case .contact(.unfavorited(let unfavorited)): contacts[unfavorited.id]?.isFavorite = false
     case .contact(.erased(let erased)):
-      if let record = contacts[erased.id] {
-        contacts[erased.id] = ContactRecord(
-          id: record.id, name: ContactRecord.erasedName, companyName: record.companyName,
-          isFavorite: record.isFavorite)
-      }
+      contacts[erased.id] = contacts[erased.id]?.erased
     case .state(.stateAdded(let added)):
       if states[added.state] == nil { states[added.state] = [] }
     case .state(.zipCodeAdded(let added)):
