@@ -90,41 +90,56 @@ extension KeyStore {
     (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
   }
 
-  /// A key line exactly as `line(for:)` writes it, with a contact id without escapes and a
-  /// matching checksum: the first step of reading a line. `nil` for anything else, which
-  /// `fields(of:)` then reads (and names what is wrong with).
-  static func quickKeyLine(_ line: [UInt8]) -> Entry? {
-    let head = Array(#"{"key":""#.utf8)
-    let contactKey = Array(#"","contact":""#.utf8)
-    let secretKey = Array(#"","secret":""#.utf8)
-    let crcKey = Array(#"","crc":""#.utf8)
-    // head, 16 hex, contactKey, id, secretKey, 64 hex, crcKey, 8 hex, "}
-    let fixed = head.count + 16 + contactKey.count + secretKey.count + 64 + crcKey.count + 10
-    guard line.count > fixed, line.starts(with: head), !line.contains(0x5C) else { return nil }
-    var position = head.count
-    guard let id = hexValue(line[position..<position + 16]) else { return nil }
-    position += 16
-    guard line[position..<position + contactKey.count].elementsEqual(contactKey) else {
-      return nil
+  /// A key line exactly as `line(for:)` writes it (without its newline), with a contact id
+  /// without escapes and a matching checksum: the first step of reading a line, read in place
+  /// at fixed offsets. `nil` for anything else, which `fields(of:)` then reads (and names what
+  /// is wrong with).
+  static func quickKeyLine(_ line: UnsafeRawBufferPointer) -> Entry? {
+    // {"key":"<16 hex>","contact":"<id>","secret":"<64 hex>","crc":"<8 hex>"}
+    let head: StaticString = #"{"key":""#
+    let contactKey: StaticString = #"","contact":""#
+    let secretKey: StaticString = #"","secret":""#
+    let crcKey: StaticString = #"","crc":""#
+    let tail = secretKey.utf8CodeUnitCount + 64 + crcKey.utf8CodeUnitCount + 10
+    let contactStart = head.utf8CodeUnitCount + 16 + contactKey.utf8CodeUnitCount
+    let contactEnd = line.count - tail
+    guard contactEnd > contactStart, let base = line.baseAddress else { return nil }
+    func matches(_ literal: StaticString, at offset: Int) -> Bool {
+      memcmp(base + offset, literal.utf8Start, literal.utf8CodeUnitCount) == 0
     }
-    position += contactKey.count
-    guard let quote = line[position...].firstIndex(of: 0x22), quote > position else { return nil }
-    let contactBytes = line[position..<quote]
-    position = quote
-    guard line.count == position + secretKey.count + 64 + crcKey.count + 10,
-      line[position..<position + secretKey.count].elementsEqual(secretKey)
+    func hex(at offset: Int, count: Int) -> UInt64? {
+      var value: UInt64 = 0
+      for index in offset..<offset + count {
+        guard let nibble = nibble(line[index]) else { return nil }
+        value = value << 4 | UInt64(nibble)
+      }
+      return value
+    }
+    let contactBytes = UnsafeRawBufferPointer(rebasing: line[contactStart..<contactEnd])
+    let secretStart = contactEnd + secretKey.utf8CodeUnitCount
+    let crcStart = secretStart + 64 + crcKey.utf8CodeUnitCount
+    guard matches(head, at: 0), let id = hex(at: head.utf8CodeUnitCount, count: 16),
+      matches(contactKey, at: head.utf8CodeUnitCount + 16),
+      !contactBytes.contains(0x22), !contactBytes.contains(0x5C),
+      matches(secretKey, at: contactEnd), matches(crcKey, at: secretStart + 64),
+      let stored = hex(at: crcStart, count: 8), line[crcStart + 8] == 0x22,
+      line[crcStart + 9] == 0x7D
     else { return nil }
-    position += secretKey.count
-    guard let secret = bytes(hexDigits: line[position..<position + 64]) else { return nil }
-    position += 64
-    let bodyEnd = position
-    guard line[position..<position + crcKey.count].elementsEqual(crcKey) else { return nil }
-    position += crcKey.count
-    guard let stored = hexValue(line[position..<position + 8]),
-      line[position + 8] == 0x22, line[position + 9] == 0x7D,
-      UInt64(CRC32C.checksum(of: line[..<bodyEnd] + [0x22])) == stored,
-      let contact = String(validating: contactBytes, as: UTF8.self),
-      let key = try? ChaCha20Poly1305.Key(bytes: secret)
+    // The checksum covers the body and the quote that closes the secret.
+    let body = UnsafeRawBufferPointer(rebasing: line[..<(secretStart + 65)])
+    guard UInt64(CRC32C.checksum(body)) == stored else { return nil }
+    var secret: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    let valid = withUnsafeMutableBytes(of: &secret) { target in
+      for index in 0..<32 {
+        guard let high = nibble(line[secretStart + 2 * index]),
+          let low = nibble(line[secretStart + 2 * index + 1])
+        else { return false }
+        target[index] = high << 4 | low
+      }
+      return true
+    }
+    guard valid, let contact = String(validating: contactBytes, as: UTF8.self),
+      let key = withUnsafeBytes(of: &secret, { try? ChaCha20Poly1305.Key(bytes: $0) })
     else { return nil }
     return Entry(id: KeyID(rawValue: id), contact: contact, key: key)
   }
@@ -156,7 +171,7 @@ extension KeyStore {
         return nil
       }
       if let keyLine = line(startingWith: #"{"key":"\#(id)""#) {
-        return quickKeyLine(keyLine).map { .present($0) }
+        return keyLine.withUnsafeBytes { quickKeyLine($0) }.map { .present($0) }
       }
       if let tombstone = line(startingWith: #"{"erased":"\#(id)""#),
         let fields = try? fields(of: tombstone, lineNumber: 0, path: path),
@@ -166,16 +181,6 @@ extension KeyStore {
       }
       return nil
     }
-  }
-
-  /// The value of lowercase hex digits (at most 16).
-  static func hexValue(_ digits: ArraySlice<UInt8>) -> UInt64? {
-    var value: UInt64 = 0
-    for digit in digits {
-      guard let nibble = nibble(digit) else { return nil }
-      value = value << 4 | UInt64(nibble)
-    }
-    return value
   }
 
   /// The members of one line, checked against its `crc`.

@@ -94,15 +94,26 @@ public struct KeyStore: Sendable {
   private mutating func load(_ bytes: [UInt8]) throws(KeyStoreError) {
     var start = 0
     var lineNumber = 0
+    // A key line is about 150 bytes: room for every key, so the tables never grow while read.
+    keys.reserveCapacity(bytes.count / 128)
+    keysByContact.reserveCapacity(bytes.count / 128)
     while start < bytes.count {
       lineNumber += 1
-      guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
+      let lineStart = start
+      let found = bytes.withUnsafeBytes { raw -> (newline: Int, entry: Entry?)? in
+        guard let base = raw.baseAddress,
+          let newline = memchr(base + lineStart, 0x0A, raw.count - lineStart)
+        else { return nil }
+        let end = base.distance(to: UnsafeRawPointer(newline))
+        let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<end])
+        return (end, lineNumber > 1 ? Self.quickKeyLine(line) : nil)
+      }
+      guard let (newline, quick) = found else {
         // No newline: a torn last line, never acknowledged.
         tornTail = true
         return
       }
-      let line = Array(bytes[start..<newline])
-      if lineNumber > 1, let entry = Self.quickKeyLine(line) {
+      if let entry = quick {
         // The commonest line, as the store writes it: read without building JSON values.
         guard keys[entry.id] == nil else {
           throw .corrupt(path: path, line: lineNumber, problem: "key \(entry.id) appears twice")
@@ -113,6 +124,7 @@ public struct KeyStore: Sendable {
         committedEnd = Int64(start)
         continue
       }
+      let line = Array(bytes[start..<newline])
       let fields = try Self.fields(of: line, lineNumber: lineNumber, path: path)
       if lineNumber == 1 {
         guard fields["format"] == "replay-keys", fields["version"] == "1" else {

@@ -25,8 +25,37 @@ enum PersonalData {
 
   /// Whether a line's type (raw bytes) carries personal data.
   static func carriesPersonalData(type: UnsafeBufferPointer<UInt8>) -> Bool {
-    (type.count == 12 && type.elementsEqual("ContactAdded".utf8))
-      || (type.count == 14 && type.elementsEqual("ContactUpdated".utf8))
+    func equals(_ name: StaticString) -> Bool {
+      guard type.count == name.utf8CodeUnitCount, let base = type.baseAddress else { return false }
+      return memcmp(base, name.utf8Start, type.count) == 0
+    }
+    return equals("ContactAdded") || equals("ContactUpdated")
+  }
+
+  /// The keys one read of the log has looked up: a replay opens many events under each key,
+  /// and once ``KeyStoreCache`` holds the whole store, the read asks the store it holds
+  /// instead of checking the file again per event. The read sees the store as it was when it
+  /// took it; a key missing from that copy makes it look at the file again (another writer
+  /// may have added it since). Make one per read, not per process: a long-lived reader would
+  /// not see an erasure made after it took the store.
+  struct KeyRing {
+    let logPath: String
+    private var store: KeyStore?
+
+    init(logPath: String) {
+      self.logPath = logPath
+    }
+
+    /// What the store beside the log says of key `id`.
+    mutating func lookup(_ id: KeyStore.KeyID) throws -> KeyStore.Lookup {
+      if let store {
+        let found = store.lookup(id)
+        if case .missing = found {} else { return found }
+      }
+      let found = try KeyStoreCache.lookup(id, forLog: logPath)
+      store = KeyStoreCache.storeIfRead(forLog: logPath)
+      return found
+    }
   }
 
   // MARK: Opening
@@ -55,12 +84,21 @@ enum PersonalData {
   static func open(
     _ event: DomainEvent, id: EventID, stream: String, sequence: Int64, logPath: String
   ) throws -> DomainEvent {
+    var keys = KeyRing(logPath: logPath)
+    return try open(event, id: id, stream: stream, sequence: sequence, keys: &keys)
+  }
+
+  /// `event` opened as ``open(_:id:stream:sequence:logPath:)`` does, with the keys of one read.
+  static func open(
+    _ event: DomainEvent, id: EventID, stream: String, sequence: Int64, keys: inout KeyRing
+  ) throws -> DomainEvent {
+    let logPath = keys.logPath
     func open<Payload: PersonalDataPayload>(_ payload: Payload) throws -> Payload {
       guard let sealed = payload.sealed else { return payload }
       guard
         let plaintext = try plaintext(
           of: sealed, contact: payload.contactID.rawValue, binding: binding(id, stream, payload),
-          sequence: sequence, logPath: logPath)
+          sequence: sequence, keys: &keys)
       else { return payload.erased }
       return try opened(sequence, logPath) { () throws(EventsError) in
         try payload.opened(plaintext: plaintext)
@@ -93,9 +131,10 @@ enum PersonalData {
   /// The sealed record's plaintext, or `nil` when its key was destroyed by an erasure.
   private static func plaintext(
     of sealed: SealedPersonalData, contact: String, binding: SealedRecord.Binding,
-    sequence: Int64, logPath: String
+    sequence: Int64, keys: inout KeyRing
   ) throws -> [UInt8]? {
-    switch try KeyStoreCache.lookup(KeyStore.KeyID(rawValue: sealed.keyID), forLog: logPath) {
+    let logPath = keys.logPath
+    switch try keys.lookup(KeyStore.KeyID(rawValue: sealed.keyID)) {
     case .erased:
       return nil
     case .missing:
@@ -241,6 +280,12 @@ enum KeyStoreCache {
     case .none:
       return try store(forLog: logPath).lookup(id)
     }
+  }
+
+  /// The whole store of the log at `logPath` as this process last read it, if it has (without
+  /// looking at the file).
+  static func storeIfRead(forLog logPath: String) -> KeyStore? {
+    stores.withLock { $0[logPath]?.store }
   }
 
   /// The store beside the log at `logPath` as its file is now.

@@ -166,6 +166,7 @@ public struct Replayer: Sendable {
     var lastSequence = position.sequence - 1
     var lastFolded = lastSequence
     let newline: [UInt8] = [0x0A]
+    var keys = PersonalData.KeyRing(logPath: reader.path)
     // Where the last line read ends and its sample: what a checkpoint there is tied to.
     var lastLine: (end: Int64, sample: CheckpointStore.Anchor.Sample)?
     // The write the event at `--at` belongs to, when that write holds more events after it.
@@ -212,8 +213,7 @@ public struct Replayer: Sendable {
           if case .some(var decoded) = consume event {
             if line.schemaVersion >= 2, PersonalData.carriesPersonalData(type: line.typeBytes) {
               decoded = try PersonalData.open(
-                decoded, id: line.id, stream: line.stream, sequence: line.sequence,
-                logPath: reader.path)
+                decoded, id: line.id, stream: line.stream, sequence: line.sequence, keys: &keys)
             }
             models.apply(
               decoded,

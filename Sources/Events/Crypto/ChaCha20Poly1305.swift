@@ -100,12 +100,14 @@ public enum ChaCha20Poly1305 {
       throw .messageTooLong(found: plaintext.count)
     }
     let cipher = makeCipher(key: key, nonce: nonce)
+    // Blocks 0 to 3 at once: the one-time key, then the message's first three blocks.
+    var first = cipher.batch(startingAt: 0)
     let ciphertext = UnsafeMutableRawBufferPointer(rebasing: output[..<plaintext.count])
     if let source = plaintext.baseAddress, let target = ciphertext.baseAddress {
-      cipher.xor(source, into: target, count: plaintext.count, counter: 1)
+      cipher.xor(source, into: target, count: plaintext.count, counter: 1, made: first)
     }
     let tag = authenticate(
-      UnsafeRawBufferPointer(ciphertext), associatedData: associatedData, cipher: cipher)
+      UnsafeRawBufferPointer(ciphertext), associatedData: associatedData, keyBlock: &first)
     output.storeBytes(of: tag.0.littleEndian, toByteOffset: plaintext.count, as: UInt64.self)
     output.storeBytes(of: tag.1.littleEndian, toByteOffset: plaintext.count + 8, as: UInt64.self)
   }
@@ -134,8 +136,9 @@ public enum ChaCha20Poly1305 {
     precondition(
       output.count == count, "ChaCha20Poly1305.open: output must be sealed.count - 16 bytes")
     let cipher = makeCipher(key: key, nonce: nonce)
+    var first = cipher.batch(startingAt: 0)
     let ciphertext = UnsafeRawBufferPointer(rebasing: sealed[..<count])
-    let expected = authenticate(ciphertext, associatedData: associatedData, cipher: cipher)
+    let expected = authenticate(ciphertext, associatedData: associatedData, keyBlock: &first)
     let received = (
       UInt64(littleEndian: sealed.loadUnaligned(fromByteOffset: count, as: UInt64.self)),
       UInt64(littleEndian: sealed.loadUnaligned(fromByteOffset: count + 8, as: UInt64.self))
@@ -144,7 +147,7 @@ public enum ChaCha20Poly1305 {
     let difference = (expected.0 ^ received.0) | (expected.1 ^ received.1)
     guard difference == 0 else { throw .authenticationFailed }
     if let source = ciphertext.baseAddress, let target = output.baseAddress {
-      cipher.xor(source, into: target, count: count, counter: 1)
+      cipher.xor(source, into: target, count: count, counter: 1, made: first)
     }
   }
 
@@ -159,15 +162,16 @@ public enum ChaCha20Poly1305 {
 
   /// The tag of RFC 8439 §2.8: Poly1305, keyed by the first 32 bytes of keystream block 0, over
   /// `aad | pad16 | ciphertext | pad16 | len(aad) as u64le | len(ciphertext) as u64le`.
+  /// - Parameter keyBlock: A batch that holds block 0.
   static func authenticate(
     _ ciphertext: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer,
-    cipher: ChaCha20
+    keyBlock: inout ChaCha20.Batch
   ) -> (UInt64, UInt64) {
     var block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
       0, 0, 0, 0, 0, 0, 0, 0
     )
     var authenticator = withUnsafeMutableBytes(of: &block) { bytes in
-      if let base = bytes.baseAddress { cipher.keystreamBlock(counter: 0, into: base) }
+      if let base = bytes.baseAddress { ChaCha20.keystreamBlock(0, of: &keyBlock, into: base) }
       return Poly1305(key: UnsafeRawBufferPointer(rebasing: bytes[..<Poly1305.keyByteCount]))
     }
     block = (0, 0, 0, 0, 0, 0, 0, 0)

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Personal data sealed for one event: ChaCha20-Poly1305 under the person's key, with a fresh
 /// random nonce, bound to the event it belongs to.
 ///
@@ -26,16 +24,43 @@ public struct SealedRecord: Sendable, Hashable {
       self.type = type
     }
 
-    /// The associated data of the cipher.
-    var associatedData: [UInt8] {
-      var bytes = Array("replay/personal/v1".utf8)
-      bytes.append(0)
-      bytes += Array(eventID.description.utf8)
-      bytes.append(0)
-      bytes += Array(stream.utf8)
-      bytes.append(0)
-      bytes += Array(type.utf8)
-      return bytes
+    /// Calls `body` with the associated data of the cipher, made on the stack.
+    func withAssociatedData<Result>(
+      _ body: (UnsafeRawBufferPointer) throws(CryptoError) -> Result
+    ) throws(CryptoError) -> Result {
+      let domain: StaticString = "replay/personal/v1"
+      var stream = stream
+      var type = type
+      // The closures return a `Result`: `withUTF8` does not carry a typed error through.
+      let made = stream.withUTF8 { streamBytes in
+        type.withUTF8 { typeBytes in
+          let count =
+            domain.utf8CodeUnitCount + 1 + 36 + 1 + streamBytes.count + 1 + typeBytes.count
+          return withUnsafeTemporaryAllocation(byteCount: count, alignment: 8) { data in
+            Swift.Result { () throws(CryptoError) in
+              guard let base = data.baseAddress else {
+                return try body(UnsafeRawBufferPointer(data))
+              }
+              var position = domain.utf8CodeUnitCount
+              base.copyMemory(from: domain.utf8Start, byteCount: position)
+              base.storeBytes(of: 0, toByteOffset: position, as: UInt8.self)
+              eventID.writeText(to: base + position + 1)
+              position += 37
+              func add(_ part: UnsafeBufferPointer<UInt8>) {
+                base.storeBytes(of: 0, toByteOffset: position, as: UInt8.self)
+                if let source = part.baseAddress {
+                  (base + position + 1).copyMemory(from: source, byteCount: part.count)
+                }
+                position += 1 + part.count
+              }
+              add(streamBytes)
+              add(typeBytes)
+              return try body(UnsafeRawBufferPointer(data))
+            }
+          }
+        }
+      }
+      return try made.get()
     }
   }
 
@@ -56,8 +81,9 @@ public struct SealedRecord: Sendable, Hashable {
     _ plaintext: some Collection<UInt8>, key: ChaCha20Poly1305.Key,
     nonce: ChaCha20Poly1305.Nonce, binding: Binding
   ) throws(CryptoError) -> SealedRecord {
-    let sealed = try ChaCha20Poly1305.seal(
-      plaintext, key: key, nonce: nonce, associatedData: binding.associatedData)
+    let sealed = try binding.withAssociatedData { (data) throws(CryptoError) in
+      try ChaCha20Poly1305.seal(plaintext, key: key, nonce: nonce, associatedData: data)
+    }
     return SealedRecord(bytes: nonce.bytes + sealed)
   }
 
@@ -72,23 +98,28 @@ public struct SealedRecord: Sendable, Hashable {
         found: bytes.count)
     }
     let nonce = try ChaCha20Poly1305.Nonce(bytes: bytes[..<nonceCount])
-    return try ChaCha20Poly1305.open(
-      bytes[nonceCount...], key: key, nonce: nonce, associatedData: binding.associatedData)
+    return try binding.withAssociatedData { (data) throws(CryptoError) in
+      try ChaCha20Poly1305.open(
+        bytes[nonceCount...], key: key, nonce: nonce, associatedData: data)
+    }
   }
 
   /// The record as it is stored in a payload: standard base64 with padding.
-  public var text: String { Data(bytes).base64EncodedString() }
+  public var text: String {
+    String(decoding: bytes.withUnsafeBytes { Base64.encode($0) }, as: UTF8.self)
+  }
 
-  /// The record stored as `text`, or `nil` when it is not base64.
+  /// The record stored as `text`, or `nil` when it is not canonical standard base64.
   public init?(text: String) {
-    guard let data = Data(base64Encoded: text) else { return nil }
-    bytes = Array(data)
+    var text = text
+    guard let bytes = text.withUTF8({ Base64.decode($0) }) else { return nil }
+    self.bytes = bytes
   }
 
   /// The record whose base64 text is `text` (UTF-8 bytes), or `nil` as `init(text:)`: the
-  /// same decoder, Foundation's, without making a `String` first.
+  /// same decoder, straight from the payload's bytes.
   init?(base64 text: UnsafeBufferPointer<UInt8>) {
-    guard let data = Data(base64Encoded: Data(buffer: text)) else { return nil }
-    bytes = Array(data)
+    guard let bytes = Base64.decode(text) else { return nil }
+    self.bytes = bytes
   }
 }

@@ -119,25 +119,31 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
   /// Appends the 36-character lowercase form to `bytes` (8-4-4-4-12 hex digits).
   @inlinable
   public func appendText(to bytes: inout [UInt8]) {
+    withUnsafeTemporaryAllocation(byteCount: 36, alignment: 8) { text in
+      if let base = text.baseAddress { writeText(to: base) }
+      bytes.append(contentsOf: UnsafeRawBufferPointer(text))
+    }
+  }
+
+  /// Writes the 36-character lowercase form at `text` (36 writable bytes, any alignment).
+  @inlinable
+  public func writeText(to text: UnsafeMutableRawPointer) {
     let first = Self.hexDigits(UInt32(truncatingIfNeeded: high >> 32))
     let second = Self.hexDigits(UInt32(truncatingIfNeeded: high))
     let third = Self.hexDigits(UInt32(truncatingIfNeeded: low >> 32))
     let fourth = Self.hexDigits(UInt32(truncatingIfNeeded: low))
-    withUnsafeTemporaryAllocation(byteCount: 36, alignment: 8) { text in
-      text.storeBytes(of: first, toByteOffset: 0, as: UInt64.self)
-      text[8] = 0x2D
-      text.storeBytes(of: UInt32(truncatingIfNeeded: second), toByteOffset: 9, as: UInt32.self)
-      text[13] = 0x2D
-      text.storeBytes(
-        of: UInt32(truncatingIfNeeded: second >> 32), toByteOffset: 14, as: UInt32.self)
-      text[18] = 0x2D
-      text.storeBytes(of: UInt32(truncatingIfNeeded: third), toByteOffset: 19, as: UInt32.self)
-      text[23] = 0x2D
-      text.storeBytes(
-        of: UInt32(truncatingIfNeeded: third >> 32), toByteOffset: 24, as: UInt32.self)
-      text.storeBytes(of: fourth, toByteOffset: 28, as: UInt64.self)
-      bytes.append(contentsOf: UnsafeRawBufferPointer(text))
-    }
+    text.storeBytes(of: first, toByteOffset: 0, as: UInt64.self)
+    text.storeBytes(of: 0x2D, toByteOffset: 8, as: UInt8.self)
+    text.storeBytes(of: UInt32(truncatingIfNeeded: second), toByteOffset: 9, as: UInt32.self)
+    text.storeBytes(of: 0x2D, toByteOffset: 13, as: UInt8.self)
+    text.storeBytes(
+      of: UInt32(truncatingIfNeeded: second >> 32), toByteOffset: 14, as: UInt32.self)
+    text.storeBytes(of: 0x2D, toByteOffset: 18, as: UInt8.self)
+    text.storeBytes(of: UInt32(truncatingIfNeeded: third), toByteOffset: 19, as: UInt32.self)
+    text.storeBytes(of: 0x2D, toByteOffset: 23, as: UInt8.self)
+    text.storeBytes(
+      of: UInt32(truncatingIfNeeded: third >> 32), toByteOffset: 24, as: UInt32.self)
+    text.storeBytes(of: fourth, toByteOffset: 28, as: UInt64.self)
   }
 
   /// The 8 lowercase hex digits of `value`, most significant first, as the bytes of a

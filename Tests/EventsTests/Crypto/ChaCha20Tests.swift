@@ -6,20 +6,34 @@ import Testing
 /// (the vectors are in RFC8439Vectors.swift, with where they come from).
 @Suite struct ChaCha20Tests {
   @Test func quarterRoundMatchesSection2_1_1() {
+    // Every lane is a quarter of its own: the same input in each gives the same output in each.
+    let input = RFC8439.quarterRoundInput
     var (a, b, c, d) = (
-      RFC8439.quarterRoundInput[0], RFC8439.quarterRoundInput[1],
-      RFC8439.quarterRoundInput[2], RFC8439.quarterRoundInput[3]
+      ChaCha20.Row(repeating: input[0]), ChaCha20.Row(repeating: input[1]),
+      ChaCha20.Row(repeating: input[2]), ChaCha20.Row(repeating: input[3])
     )
     ChaCha20.quarterRound(&a, &b, &c, &d)
-    #expect([a, b, c, d] == RFC8439.quarterRoundOutput)
+    for lane in 0..<4 {
+      #expect([a[lane], b[lane], c[lane], d[lane]] == RFC8439.quarterRoundOutput)
+    }
   }
 
   @Test func quarterRoundOnTheStateMatchesSection2_2_1() {
+    // The state's quarter (2, 7, 8, 13) in lane 2, the other lanes left at other words: only
+    // lane 2's words may change as the RFC says, and the lanes do not mix.
     var state = RFC8439.stateBefore
-    var (a, b, c, d) = (state[2], state[7], state[8], state[13])
+    var (a, b, c, d) = (
+      ChaCha20.Row(state[0], state[1], state[2], state[3]),
+      ChaCha20.Row(state[4], state[5], state[7], state[6]),
+      ChaCha20.Row(state[9], state[10], state[8], state[11]),
+      ChaCha20.Row(state[14], state[15], state[13], state[12])
+    )
+    let input = RFC8439.quarterRoundInput
+    (a[0], b[0], c[0], d[0]) = (input[0], input[1], input[2], input[3])
     ChaCha20.quarterRound(&a, &b, &c, &d)
-    (state[2], state[7], state[8], state[13]) = (a, b, c, d)
+    (state[2], state[7], state[8], state[13]) = (a[2], b[2], c[2], d[2])
     #expect(state == RFC8439.stateAfter)
+    #expect([a[0], b[0], c[0], d[0]] == RFC8439.quarterRoundOutput)
   }
 
   @Test(arguments: RFC8439.blocks)
@@ -64,6 +78,24 @@ import Testing
     let whole = cipher.xor(message, counter: 5)
     for length in 0...300 {
       #expect(cipher.xor(Array(message[..<length]), counter: 5) == Array(whole[..<length]))
+    }
+  }
+
+  @Test func aBatchMadeBeforeIsUsedOnlyWhereItHoldsTheBlocks() {
+    // The AEAD hands over blocks 0 to 3; any batch must give the same bytes as none.
+    let vector = RFC8439.encryptions[0]
+    let cipher = ChaCha20(hexKey: vector.key, hexNonce: vector.nonce)
+    let message = (0..<400).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+    let expected = cipher.xor(message, counter: 1)
+    for start: UInt32 in [0, 1, 2, 3, 4, 9] {
+      let made = cipher.batch(startingAt: start)
+      var output = message
+      output.withUnsafeMutableBytes { bytes in
+        if let base = bytes.baseAddress {
+          cipher.xor(base, into: base, count: bytes.count, counter: 1, made: made)
+        }
+      }
+      #expect(output == expected, "a batch from block \(start)")
     }
   }
 }
