@@ -40,6 +40,8 @@ public struct KeyStore: Sendable {
   private var tornTail = false
   /// The file's size when read (or last written here).
   private var fileSize: Int64 = 0
+  /// Keys made by `addPending`, held in memory until `commitPending()` writes them.
+  private var pending: [Entry] = []
 
   /// A key's id: 8 random bytes, written as 16 lowercase hex digits.
   public struct KeyID: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -194,6 +196,18 @@ public struct KeyStore: Sendable {
   mutating func add(
     contact: String, seeded: inout GeneratorRandom?
   ) throws(KeyStoreError) -> Entry {
+    let entry = try addPending(contact: contact, seeded: &seeded)
+    try commitPending()
+    return entry
+  }
+
+  /// Makes a key for `contact` (from `seeded` when given, else the secure random source) and
+  /// holds it in memory, unwritten: ``commitPending()`` writes and syncs every key held so far
+  /// with one write and one sync, and must return before any event sealed under one of them is
+  /// written. A store dropped before that leaves the file as it was.
+  mutating func addPending(
+    contact: String, seeded: inout GeneratorRandom?
+  ) throws(KeyStoreError) -> Entry {
     let key: ChaCha20Poly1305.Key
     var id: KeyID
     do {
@@ -212,10 +226,31 @@ public struct KeyStore: Sendable {
       throw .randomSourceFailed(String(describing: error))
     }
     let entry = Entry(id: id, contact: contact, key: key)
-    try appendDurably(Self.line(for: entry))
+    pending.append(entry)
     keys[id] = entry
     keysByContact[contact, default: []].append(id)
     return entry
+  }
+
+  /// Writes and syncs the keys `addPending` made, all at once; durable when it returns. On a
+  /// failure they are forgotten (a line the failure left half-written is a torn tail, which
+  /// readers ignore and the next writer of a fresh read cuts).
+  mutating func commitPending() throws(KeyStoreError) {
+    guard !pending.isEmpty else { return }
+    var lines: [UInt8] = []
+    for entry in pending { lines += Self.line(for: entry) }
+    do throws(KeyStoreError) {
+      try appendDurably(lines)
+      pending = []
+    } catch {
+      for entry in pending {
+        keys[entry.id] = nil
+        keysByContact[entry.contact]?.removeAll { $0 == entry.id }
+        if keysByContact[entry.contact]?.isEmpty == true { keysByContact[entry.contact] = nil }
+      }
+      pending = []
+      throw error
+    }
   }
 
   /// Takes over `entry`, a key of another store (a migration copies a log's keys to its new

@@ -20,7 +20,10 @@ import Synchronization
 enum PersonalData {
   /// The two event types that carry personal data.
   static func carriesPersonalData(type: String) -> Bool {
-    type == ContactAdded.eventType || type == ContactUpdated.eventType
+    // The length first: most types are neither, and this runs once per event of an import.
+    let count = type.utf8.count
+    guard count == 12 || count == 14 else { return false }
+    return type == ContactAdded.eventType || type == ContactUpdated.eventType
   }
 
   /// Whether a line's type (raw bytes) carries personal data.
@@ -165,7 +168,8 @@ enum PersonalData {
 
   /// The schema 2 payload of a schema 1 `ContactAdded` or `ContactUpdated` whose bytes are
   /// `data` (already validated), sealed under the contact's key for the event `id` of
-  /// `stream`; makes the key (synced into `store`) when the contact has none.
+  /// `stream`; makes the key when the contact has none, held in `store` until the caller's
+  /// `commitPending()`, which must return before the payload is written.
   static func seal(
     _ data: [UInt8], type: String, id: EventID, stream: String, store: inout KeyStore,
     seeded: inout GeneratorRandom?
@@ -183,7 +187,7 @@ enum PersonalData {
       entry = existing
     } else {
       do throws(KeyStoreError) {
-        entry = try store.add(contact: contact, seeded: &seeded)
+        entry = try store.addPending(contact: contact, seeded: &seeded)
       } catch {
         throw EngineError.keyStore(error)
       }

@@ -592,7 +592,7 @@ public final class EventLog: Sendable {
     var seeded = configuration.sealingSeed.map {
       GeneratorRandom(seed: "\($0)/personal-data/\(firstSequence)")
     }
-    defer { KeyStoreCache.update(store, forLog: path) }
+    var keys = PersonalData.KeyRing(logPath: path)
     for index in indices {
       let sequence = firstSequence + Int64(index)
       let event = plan.newEvents[index].event
@@ -623,7 +623,7 @@ public final class EventLog: Sendable {
             type: event.type, schemaVersion: event.schemaVersion, data: event.data, strict: false)
           {
             _ = try PersonalData.open(
-              decoded, id: id, stream: stream, sequence: sequence, logPath: path)
+              decoded, id: id, stream: stream, sequence: sequence, keys: &keys)
           }
         } catch {
           throw EngineError.invalidEvent(
@@ -634,6 +634,14 @@ public final class EventLog: Sendable {
         }
       }
     }
+    // The new keys, all in one write and one sync, before any event sealed under them is
+    // written; nothing reaches the key store when a payload above was refused.
+    do throws(KeyStoreError) {
+      try store.commitPending()
+    } catch {
+      throw EngineError.keyStore(error)
+    }
+    KeyStoreCache.update(store, forLog: path)
   }
 
   /// Reads the event whose line starts at `offset`.

@@ -88,6 +88,45 @@ import Testing
     }
   }
 
+  @Test func aRefusedWriteLeavesTheKeyStoreAsItWasAndAWriteItsKeysInOneLine() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/events.jsonl"
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      let recorded = try add(Self.piggy, to: log)
+      let keysBefore = try fileBytes(KeyStore.path(forLog: path))
+      let logBefore = try fileBytes(path)
+      // A new contact, then a sealed payload that does not open here: the new contact's key
+      // was made while sealing, but the write is refused, so it never reaches the store.
+      var kermit = Self.piggy
+      kermit.id = ContactID(unchecked: "14")
+      kermit.name = "Kermit"
+      let (kermitStream, kermitEvent) = EventVocabulary.proposedEvent(
+        .contact(.added(ContactAdded(record: kermit))))
+      let moved = ProposedEvent(
+        id: EventID(high: 9, low: 9), type: recorded.type, schemaVersion: 2, data: recorded.data)
+      #expect(throws: EngineError.self) {
+        try log.append([
+          EventLog.StreamWrite(stream: kermitStream, events: [kermitEvent]),
+          EventLog.StreamWrite(stream: recorded.stream, events: [moved]),
+        ])
+      }
+      #expect(try fileBytes(KeyStore.path(forLog: path)) == keysBefore)
+      #expect(try fileBytes(path) == logBefore)
+      // Three new contacts in one import: three keys, each readable, written together.
+      let writes = (20..<23).map { number in
+        var record = Self.piggy
+        record.id = ContactID(unchecked: String(number))
+        let (stream, event) = EventVocabulary.proposedEvent(
+          .contact(.added(ContactAdded(record: record))))
+        return EventLog.StreamWrite(stream: stream, events: [event])
+      }
+      try log.importEvents(writes, chunkSize: 1)
+      let store = try KeyStore(logPath: path)
+      #expect(store.keys.count == 4)
+      #expect(try contacts(path).contact(ContactID(unchecked: "21"))?.name == "Miss Piggy")
+    }
+  }
+
   @Test func withoutItsKeyStoreALogIsAnErrorNotAnErasure() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/events.jsonl"
