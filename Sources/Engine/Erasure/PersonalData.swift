@@ -286,10 +286,15 @@ enum KeyStoreCache {
     }
   }
 
-  /// The whole store of the log at `logPath` as this process last read it, if it has (without
-  /// looking at the file).
+  /// The whole store of the log at `logPath` as this process last read it, if it has and the
+  /// file has not changed since (a copy read before another process erased a contact must not
+  /// be handed out).
   static func storeIfRead(forLog logPath: String) -> KeyStore? {
-    stores.withLock { $0[logPath]?.store }
+    let status = identity(of: KeyStore.path(forLog: logPath))
+    guard let cached = stores.withLock({ $0[logPath] }), cached.status == status else {
+      return nil
+    }
+    return cached.store
   }
 
   /// The store beside the log at `logPath` as its file is now.

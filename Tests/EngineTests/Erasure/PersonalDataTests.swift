@@ -166,6 +166,35 @@ import Testing
     }
   }
 
+  @Test func aReadNeverTakesAKeyStoreCopyOlderThanTheFile() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/events.jsonl"
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      var kermit = Self.piggy
+      kermit.id = ContactID(unchecked: "14")
+      _ = try add(Self.piggy, to: log)
+      _ = try add(kermit, to: log)
+      let before = try KeyStore(logPath: path)
+      guard let piggyKey = before.key(forContact: "13")?.id,
+        let kermitKey = before.key(forContact: "14")?.id
+      else {
+        Issue.record("no keys")
+        return
+      }
+      // This process holds the whole store; then another writer destroys Miss Piggy's key.
+      _ = try KeyStoreCache.store(forLog: path)
+      var other = try KeyStore(logPath: path)
+      try other.erase(contact: "13")
+      // A read that looks up another key first must not adopt the copy held from before.
+      var ring = PersonalData.KeyRing(logPath: path)
+      guard case .present = try ring.lookup(kermitKey) else {
+        Issue.record("Kermit's key should be there")
+        return
+      }
+      #expect(try ring.lookup(piggyKey) == .erased(contact: "13"))
+    }
+  }
+
   @Test func anEraseACrashInterruptedIsFinishedOrAbandonedByTheNextWriter() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/events.jsonl"
