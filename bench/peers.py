@@ -10,6 +10,10 @@ the engine replays, or runs the nearest-neighbour references, and prints one JSO
                                                   SQLite application recorder (setup)
     peers.py es-read <db>                         every notification read and deserialised
     peers.py knn <points.f64> [--neighbors f]     scipy cKDTree and scikit-learn BallTree
+    peers.py unseal <log> <out>                   the log's twin with its contacts in clear: every
+                                                  sealed payload opened with <log>.keys
+                                                  (cryptography's ChaCha20-Poly1305), its line
+                                                  written again as schema 1 with its CRC-32C
 
 Only `json` runs without the venv's packages.
 """
@@ -250,6 +254,53 @@ def knn(points_path, neighbors_path):
     )
 
 
+def unseal(path, out):
+    """Writes the plaintext twin of a sealed log (docs/FORMAT.md, "Personal data"): each schema 2
+    ContactAdded or ContactUpdated becomes the schema 1 line it was sealed from (the sealed
+    record's plaintext is the schema 1 payload), every other line is copied. The replay of the
+    twin is what the sealed log's replay is compared with (issue 13's target: ≥ 80 %)."""
+    import base64
+
+    import crc32c
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    ciphers = {}
+    with open(path + ".keys", "rb") as store:
+        for line in store:
+            if line.startswith(b'{"key":"'):
+                entry = json.loads(line)
+                ciphers[entry["key"]] = ChaCha20Poly1305(bytes.fromhex(entry["secret"]))
+    start = time.perf_counter()
+    opened = 0
+    suffix = len(',"crc":"00000000"}')
+    with open(path, "rb") as source, open(out, "wb") as target:
+        for line in source:
+            if b'"schema":2' not in line or not (
+                b'"type":"ContactAdded"' in line or b'"type":"ContactUpdated"' in line
+            ):
+                target.write(line)
+                continue
+            # `data` is the last member before `crc`; the checksum covers everything before it.
+            body = line.rstrip(b"\n")[:-suffix]
+            at = body.index(b',"data":')
+            envelope = json.loads(body + b"}")
+            data = envelope["data"]
+            cipher = ciphers.get(data.get("key"))
+            if cipher is None:  # an erased contact: its key is gone, the line stays sealed
+                target.write(line)
+                continue
+            sealed = base64.b64decode(data["sealed"], validate=True)
+            bound = b"\0".join(
+                [b"replay/personal/v1"]
+                + [envelope[name].encode() for name in ("id", "stream", "type")]
+            )
+            plaintext = cipher.decrypt(sealed[:12], sealed[12:], bound)
+            clear = body[:at].replace(b'"schema":2', b'"schema":1', 1) + b',"data":' + plaintext
+            target.write(clear + b',"crc":"%08x"}\n' % crc32c.crc32c(clear))
+            opened += 1
+    report(opened=opened, seconds=time.perf_counter() - start)
+
+
 def main(args):
     command = args[0]
     if command == "json":
@@ -266,6 +317,8 @@ def main(args):
         event_sourcing_load(args[1], args[2], limit_of(args))
     elif command == "es-read":
         event_sourcing_read(args[1])
+    elif command == "unseal":
+        unseal(args[1], args[2])
     elif command == "knn":
         neighbors = args[args.index("--neighbors") + 1] if "--neighbors" in args else None
         knn(args[1], neighbors)

@@ -68,15 +68,15 @@ fi
 venv=$work/venv
 venv_python=""
 venv_reason=""
-packages=(orjson eventsourcing==9.5.6 scikit-learn scipy numpy)
+packages=(orjson eventsourcing==9.5.6 scikit-learn scipy numpy cryptography crc32c)
 if [ ! -x "$venv/bin/python" ] && ! python3 -m venv "$venv" >"$work/venv.log" 2>&1; then
   venv_reason="skipped: python3 -m venv failed ($(tail -1 "$work/venv.log"))"
-elif ! "$venv/bin/python" -c 'import orjson, eventsourcing, sklearn, scipy, numpy' 2>/dev/null \
+elif ! "$venv/bin/python" -c 'import orjson, eventsourcing, sklearn, scipy, numpy, cryptography, crc32c' 2>/dev/null \
   && ! timeout 900 "$venv/bin/pip" install -q --disable-pip-version-check --retries 2 --timeout 30 "${packages[@]}" >"$work/pip.log" 2>&1; then
   venv_reason="skipped: pip install ${packages[*]} failed ($(grep -i '^error' "$work/pip.log" | tail -1 || true)$(grep -qi '^error' "$work/pip.log" || tail -1 "$work/pip.log"))"
 else
   venv_python=$venv/bin/python
-  echo "python peers: $("$venv_python" -c 'from importlib.metadata import version as v; print(", ".join(p + " " + v(p) for p in ("orjson", "eventsourcing", "scikit-learn", "scipy", "numpy")))' 2>/dev/null || echo "$venv_python")"
+  echo "python peers: $("$venv_python" -c 'from importlib.metadata import version as v; print(", ".join(p + " " + v(p) for p in ("orjson", "eventsourcing", "scikit-learn", "scipy", "numpy", "cryptography", "crc32c")))' 2>/dev/null || echo "$venv_python")"
 fi
 if [ -n "$venv_reason" ]; then
   echo "$venv_reason"
