@@ -95,21 +95,59 @@ enum PersonalData {
   static func open(
     _ event: DomainEvent, id: EventID, stream: String, sequence: Int64, keys: inout KeyRing
   ) throws -> DomainEvent {
-    let logPath = keys.logPath
-    func open<Payload: PersonalDataPayload>(_ payload: Payload) throws -> Payload {
-      guard let sealed = payload.sealed else { return payload }
+    let unsealed = try unseal(event, id: id, stream: stream, sequence: sequence, keys: &keys)
+    return try complete(event, unsealed, sequence: sequence, logPath: keys.logPath)
+  }
+
+  /// What the key store makes of a sealed event's record: the first half of opening it (the
+  /// key looked up, the record checked and decrypted), which a replay runs on its reading
+  /// thread ahead of the fold.
+  enum Unsealed: Sendable {
+    /// The record's plaintext: the payload's schema 1 form.
+    case plaintext([UInt8])
+    /// The contact's key was destroyed.
+    case erased
+    /// Not a sealed event.
+    case notSealed
+  }
+
+  /// The first half of ``open(_:id:stream:sequence:keys:)``: the key and the cipher.
+  static func unseal(
+    _ event: DomainEvent, id: EventID, stream: String, sequence: Int64, keys: inout KeyRing
+  ) throws -> Unsealed {
+    func unseal(_ payload: some PersonalDataPayload) throws -> Unsealed {
+      guard let sealed = payload.sealed else { return .notSealed }
       guard
         let plaintext = try plaintext(
           of: sealed, contact: payload.contactID.rawValue, binding: binding(id, stream, payload),
           sequence: sequence, keys: &keys)
-      else { return payload.erased }
-      return try opened(sequence, logPath) { () throws(EventsError) in
-        try payload.opened(plaintext: plaintext)
+      else { return .erased }
+      return .plaintext(plaintext)
+    }
+    switch event {
+    case .contact(.added(let added)): return try unseal(added)
+    case .contact(.updated(let update)): return try unseal(update)
+    default: return .notSealed
+    }
+  }
+
+  /// The second half: `event` with what `unseal` found read into it.
+  static func complete(
+    _ event: DomainEvent, _ unsealed: Unsealed, sequence: Int64, logPath: String
+  ) throws -> DomainEvent {
+    func complete<Payload: PersonalDataPayload>(_ payload: Payload) throws -> Payload {
+      switch unsealed {
+      case .notSealed: return payload
+      case .erased: return payload.erased
+      case .plaintext(let plaintext):
+        return try opened(sequence, logPath) { () throws(EventsError) in
+          try payload.opened(plaintext: plaintext)
+        }
       }
     }
     switch event {
-    case .contact(.added(let added)): return .contact(.added(try open(added)))
-    case .contact(.updated(let update)): return .contact(.updated(try open(update)))
+    case .contact(.added(let added)): return .contact(.added(try complete(added)))
+    case .contact(.updated(let update)): return .contact(.updated(try complete(update)))
     default: return event
     }
   }
