@@ -53,6 +53,12 @@ class Harness:
             )
         return result.stdout
 
+    def wall_seconds(self, command):
+        """Runs a command once, its output discarded, and returns its wall-clock seconds."""
+        start = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        return time.perf_counter() - start
+
     def run_json(self, command):
         """Runs a command that prints one JSON object as its last line."""
         return json.loads(self.run(command).strip().splitlines()[-1])
@@ -146,8 +152,10 @@ class Harness:
         # A new log gets no sidecars of the old one (verify would rightly report them).
         for sidecar in (path + ".checkpoints", path + ".quarantine"):
             shutil.rmtree(sidecar, ignore_errors=True)
-        if os.path.exists(path + ".index"):
-            os.remove(path + ".index")
+        # Nor the old one's key store: the generator would seal under the keys it finds there.
+        for sidecar in (path + ".index", path + ".keys"):
+            if os.path.exists(sidecar):
+                os.remove(sidecar)
         start = time.perf_counter()
         self.run(
             [self.replay, "generate", "--events", str(count), "--seed", "1", "--log", path,
@@ -218,10 +226,22 @@ class Harness:
                     "replay rebuild of the same log with its contacts in clear (plaintext twin)",
                     [self.replay, "rebuild", "--no-checkpoints", "--log", twin],
                     note=f"{opened:,} contact payloads opened by peers.py unseal")
-            share = self.read_rates["rebuild"] / self.read_rates["rebuild-plaintext"]
+            # The share from interleaved pairs (sealed, twin, sealed, twin, ...), the median of
+            # the pairs' ratios: this machine's speed drifts more between the two medians above
+            # than the share moves.
+            sealed_command = [self.replay, "rebuild", "--no-checkpoints", "--log", log]
+            twin_command = [self.replay, "rebuild", "--no-checkpoints", "--log", twin]
+            ratios = []
+            pairs = max(5, 3 * self.runs)
+            for _ in range(pairs):
+                sealed_seconds = self.wall_seconds(sealed_command)
+                ratios.append(self.wall_seconds(twin_command) / sealed_seconds)
+            share = statistics.median(ratios)
             rows.append(["the sealed log's rebuild against its plaintext twin", "", "",
-                         f"{100 * share:.1f} % of the plaintext rate", "", "target: ≥ 80 %"])
-            self.say(f"  sealed against plaintext: {100 * share:.1f} % (target: ≥ 80 %)")
+                         f"{100 * share:.1f} % of the plaintext rate", "",
+                         f"median of {pairs} interleaved pairs; target: ≥ 80 %"])
+            self.say(f"  sealed against plaintext: {100 * share:.1f} % "
+                     f"({pairs} interleaved pairs; target: ≥ 80 %)")
         self.rebuild_seconds = (
             n / self.read_rates["rebuild"] if "rebuild" in self.read_rates else None
         )
