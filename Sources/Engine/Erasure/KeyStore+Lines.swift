@@ -15,34 +15,30 @@ extension KeyStore {
   static let headerLine: [UInt8] = line(body: #"{"format":"replay-keys","version":1"#)
 
   static func line(for entry: Entry) -> [UInt8] {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.key("key")
-    writer.string(entry.id.description)
-    writer.key("contact")
-    writer.string(entry.contact)
-    writer.key("secret")
-    writer.string(entry.key.withUnsafeBytes { SHA256.hex(Array($0)) })
-    // The object is closed by `line(body:)`, after its crc.
-    return line(body: String(decoding: writer.bytes, as: UTF8.self))
+    line([
+      "key": entry.id.description, "contact": entry.contact,
+      "secret": entry.key.withUnsafeBytes { SHA256.hex(Array($0)) },
+    ])
   }
 
   /// The mark of an erasure under way: `{"erasing":"<id>","crc":…}`.
   static func erasingLine(_ contact: String) -> [UInt8] {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.key("erasing")
-    writer.string(contact)
-    return line(body: String(decoding: writer.bytes, as: UTF8.self))
+    line(["erasing": contact])
   }
 
   static func tombstone(_ id: KeyID, contact: String) -> [UInt8] {
+    line(["erased": id.description, "contact": contact])
+  }
+
+  /// The line of an object of string members, in order, with its crc.
+  private static func line(_ members: KeyValuePairs<String, String>) -> [UInt8] {
     var writer = JSONWriter()
     writer.beginObject()
-    writer.key("erased")
-    writer.string(id.description)
-    writer.key("contact")
-    writer.string(contact)
+    for (key, value) in members {
+      writer.key(key)
+      writer.string(value)
+    }
+    // The object is closed by `line(body:)`, after its crc.
     return line(body: String(decoding: writer.bytes, as: UTF8.self))
   }
 
@@ -53,26 +49,24 @@ extension KeyStore {
   }
 
   static func checksumText(_ value: UInt32) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: 8 - digits.count) + digits
+    withUnsafeBytes(of: EventID.hexDigits(value)) { String(decoding: $0, as: UTF8.self) }
   }
 
   static func bytes(hex text: String) -> [UInt8]? {
-    bytes(hexDigits: Array(text.utf8)[...])
+    var text = text
+    return text.withUTF8 { bytes(hexDigits: UnsafeRawBufferPointer($0)) }
   }
 
   /// The bytes lowercase hex digits spell, two digits a byte; `nil` for anything else.
-  static func bytes(hexDigits digits: ArraySlice<UInt8>) -> [UInt8]? {
+  static func bytes(hexDigits digits: UnsafeRawBufferPointer) -> [UInt8]? {
     guard digits.count % 2 == 0 else { return nil }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(digits.count / 2)
-    var index = digits.startIndex
-    while index < digits.endIndex {
+    for index in stride(from: 0, to: digits.count, by: 2) {
       guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else {
         return nil
       }
       bytes.append(high << 4 | low)
-      index += 2
     }
     return bytes
   }
@@ -84,10 +78,6 @@ extension KeyStore {
     case 0x61...0x66: byte - 0x61 + 10
     default: nil
     }
-  }
-
-  static func isLowercaseHex(_ byte: UInt8) -> Bool {
-    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)
   }
 
   /// A key line exactly as `line(for:)` writes it (without its newline), with a contact id
@@ -107,39 +97,27 @@ extension KeyStore {
     func matches(_ literal: StaticString, at offset: Int) -> Bool {
       memcmp(base + offset, literal.utf8Start, literal.utf8CodeUnitCount) == 0
     }
-    func hex(at offset: Int, count: Int) -> UInt64? {
-      var value: UInt64 = 0
-      for index in offset..<offset + count {
-        guard let nibble = nibble(line[index]) else { return nil }
-        value = value << 4 | UInt64(nibble)
-      }
-      return value
-    }
+    let idStart = head.utf8CodeUnitCount
+    let idDigits = UnsafeRawBufferPointer(rebasing: line[idStart..<idStart + 16])
     let contactBytes = UnsafeRawBufferPointer(rebasing: line[contactStart..<contactEnd])
     let secretStart = contactEnd + secretKey.utf8CodeUnitCount
     let crcStart = secretStart + 64 + crcKey.utf8CodeUnitCount
-    guard matches(head, at: 0), let id = hex(at: head.utf8CodeUnitCount, count: 16),
-      matches(contactKey, at: head.utf8CodeUnitCount + 16),
+    guard matches(head, at: 0),
+      let id = SealedPersonalData.keyValue(idDigits.assumingMemoryBound(to: UInt8.self)),
+      matches(contactKey, at: idStart + 16),
       !contactBytes.contains(0x22), !contactBytes.contains(0x5C),
       matches(secretKey, at: contactEnd), matches(crcKey, at: secretStart + 64),
-      let stored = hex(at: crcStart, count: 8), line[crcStart + 8] == 0x22,
-      line[crcStart + 9] == 0x7D
+      line[crcStart + 8] == 0x22, line[crcStart + 9] == 0x7D
     else { return nil }
-    // The checksum covers the body and the quote that closes the secret.
+    // The checksum covers the body and the quote that closes the secret; its 8 digits are
+    // compared as one word, as `checksumText` writes them.
     let body = UnsafeRawBufferPointer(rebasing: line[..<(secretStart + 65)])
-    guard UInt64(CRC32C.checksum(body)) == stored else { return nil }
-    var secret: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    let valid = withUnsafeMutableBytes(of: &secret) { target in
-      for index in 0..<32 {
-        guard let high = nibble(line[secretStart + 2 * index]),
-          let low = nibble(line[secretStart + 2 * index + 1])
-        else { return false }
-        target[index] = high << 4 | low
-      }
-      return true
-    }
-    guard valid, let contact = String(validating: contactBytes, as: UTF8.self),
-      let key = withUnsafeBytes(of: &secret, { try? ChaCha20Poly1305.Key(bytes: $0) })
+    let digits = line.loadUnaligned(fromByteOffset: crcStart, as: UInt64.self)
+    guard digits == EventID.hexDigits(CRC32C.checksum(body)),
+      let secret = bytes(
+        hexDigits: UnsafeRawBufferPointer(rebasing: line[secretStart..<secretStart + 64])),
+      let contact = String(validating: contactBytes, as: UTF8.self),
+      let key = try? ChaCha20Poly1305.Key(bytes: secret)
     else { return nil }
     return Entry(id: KeyID(rawValue: id), contact: contact, key: key)
   }

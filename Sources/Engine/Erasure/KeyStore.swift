@@ -53,9 +53,8 @@ public struct KeyStore: Sendable {
 
     /// The id written as 16 hex digits, or `nil` for anything else.
     public init?(_ text: String) {
-      guard text.utf8.count == 16, text.utf8.allSatisfy(KeyStore.isLowercaseHex),
-        let value = UInt64(text, radix: 16)
-      else { return nil }
+      var text = text
+      guard let value = text.withUTF8({ SealedPersonalData.keyValue($0) }) else { return nil }
       rawValue = value
     }
 

@@ -55,8 +55,8 @@ enum PersonalData {
         let found = store.lookup(id)
         if case .missing = found {} else { return found }
       }
-      let found = try KeyStoreCache.lookup(id, forLog: logPath)
-      store = KeyStoreCache.storeIfRead(forLog: logPath)
+      let (found, answeredBy) = try KeyStoreCache.lookupWithStore(id, forLog: logPath)
+      store = answeredBy
       return found
     }
   }
@@ -298,10 +298,19 @@ enum KeyStoreCache {
   /// distinct keys, or when a line is not as the store writes it, or when the key is not
   /// there, the whole store is read (and checked) and answers.
   static func lookup(_ id: KeyStore.KeyID, forLog logPath: String) throws -> KeyStore.Lookup {
+    try lookupWithStore(id, forLog: logPath).lookup
+  }
+
+  /// `lookup(_:forLog:)`, with the whole store that answered, when one did: read from the file
+  /// as it is now, so a read may keep asking it (``PersonalData/KeyRing``); `nil` when the answer
+  /// came from the key's line alone.
+  static func lookupWithStore(
+    _ id: KeyStore.KeyID, forLog logPath: String
+  ) throws -> (lookup: KeyStore.Lookup, store: KeyStore?) {
     let path = KeyStore.path(forLog: logPath)
     let status = identity(of: path)
     if let cached = stores.withLock({ $0[logPath] }), cached.status == status {
-      return cached.store.lookup(id)
+      return (cached.store.lookup(id), cached.store)
     }
     let known: KeyStore.Lookup?? = probes.withLock { probes in
       guard let probed = probes[logPath], probed.status == status else {
@@ -311,28 +320,15 @@ enum KeyStoreCache {
       if let lookup = probed.lookups[id] { return .some(lookup) }
       return probed.lookups.count < probeLimit ? .some(nil) : .none
     }
-    switch known {
-    case .some(.some(let lookup)): return lookup
-    case .some(.none):
-      if status != nil, let found = KeyStore.findLine(of: id, inStoreAt: path) {
-        probes.withLock { $0[logPath]?.lookups[id] = found }
-        return found
-      }
-      return try store(forLog: logPath).lookup(id)
-    case .none:
-      return try store(forLog: logPath).lookup(id)
+    if case .some(.some(let lookup)) = known { return (lookup, nil) }
+    if case .some(.none) = known, status != nil,
+      let found = KeyStore.findLine(of: id, inStoreAt: path)
+    {
+      probes.withLock { $0[logPath]?.lookups[id] = found }
+      return (found, nil)
     }
-  }
-
-  /// The whole store of the log at `logPath` as this process last read it, if it has and the
-  /// file has not changed since (a copy read before another process erased a contact must not
-  /// be handed out).
-  static func storeIfRead(forLog logPath: String) -> KeyStore? {
-    let status = identity(of: KeyStore.path(forLog: logPath))
-    guard let cached = stores.withLock({ $0[logPath] }), cached.status == status else {
-      return nil
-    }
-    return cached.store
+    let whole = try store(forLog: logPath)
+    return (whole.lookup(id), whole)
   }
 
   /// The store beside the log at `logPath` as its file is now.

@@ -1,6 +1,5 @@
 import Events
 import Projections
-import Synchronization
 
 /// Where in the log a replay stops.
 public enum ReplayPoint: Sendable, Equatable, CustomStringConvertible {
@@ -206,21 +205,20 @@ public struct Replayer: Sendable {
       lastSequence = line.sequence
       let include = instant.map { timestamp <= $0 } ?? true
       if include { lastFolded = line.sequence }
-      if include, Self.belongs(line, to: wantedCategories),
-        let (event, unsealed) = prefetch?.take(line)
-      {
-        // Opened on the reading thread: only the schema 1 form is left to read.
-        models.apply(
-          try PersonalData.complete(
-            event, unsealed, sequence: line.sequence, logPath: reader.path),
-          at: EventContext(
-            sequence: line.sequence, streamVersion: line.version, timestamp: timestamp))
-      } else if include, Self.belongs(line, to: wantedCategories) {
+      if include, Self.belongs(line, to: wantedCategories) {
+        let context = EventContext(
+          sequence: line.sequence, streamVersion: line.version, timestamp: timestamp)
         var cursor = line.dataCursor
-        // Favourite toggles, over half of a typical log, go straight to the contacts.
-        if let toggle = EventVocabulary.favoriteToggle(
+        if let (event, unsealed) = prefetch?.take(line) {
+          // Opened on the reading thread: only the schema 1 form is left to read.
+          models.apply(
+            try PersonalData.complete(
+              event, unsealed, sequence: line.sequence, logPath: reader.path),
+            at: context)
+        } else if let toggle = EventVocabulary.favoriteToggle(
           type: line.typeBytes, schemaVersion: line.schemaVersion, data: &cursor)
         {
+          // Favourite toggles, over half of a typical log, go straight to the contacts.
           models.contacts.setFavorite(toggle.isFavorite, contactID: toggle.contactID)
         } else {
           cursor.strings = Unmanaged.passUnretained(strings)
@@ -240,10 +238,7 @@ public struct Replayer: Sendable {
               decoded = try PersonalData.open(
                 decoded, id: line.id, stream: line.stream, sequence: line.sequence, keys: &keys)
             }
-            models.apply(
-              decoded,
-              at: EventContext(
-                sequence: line.sequence, streamVersion: line.version, timestamp: timestamp))
+            models.apply(decoded, at: context)
           }
         }
       }
@@ -410,50 +405,5 @@ extension ReplayPoint {
   var isInstant: Bool {
     if case .instant = self { return true }
     return false
-  }
-}
-
-/// Sealed contact payloads opened on a replay's reading thread, ahead of the fold: the key
-/// looked up and the record decrypted there (`PersonalData.unseal`), so that the fold's thread,
-/// the slower of the two, only reads the opened schema 1 form (`PersonalData.complete`). A line
-/// that fails here is left to the fold, which opens it again and reports the failure.
-final class SealedPrefetch: @unchecked Sendable {
-  /// Used on the reading thread only.
-  private var keys: PersonalData.KeyRing
-  private let categories: [[UInt8]]?
-  /// Opened events by seq, from the reading thread to the fold's.
-  private let ready = Mutex<[Int64: (DomainEvent, PersonalData.Unsealed)]>([:])
-
-  init(logPath: String, categories: [[UInt8]]?) {
-    keys = PersonalData.KeyRing(logPath: logPath)
-    self.categories = categories
-  }
-
-  /// On the reading thread: opens `line` if it is a sealed contact event the fold will want.
-  func prepare(_ line: EventLine) {
-    guard line.schemaVersion >= 2, PersonalData.carriesPersonalData(type: line.typeBytes),
-      Replayer.belongs(line, to: categories)
-    else { return }
-    var cursor = line.dataCursor
-    let decoded: DomainEvent?
-    do throws(EventsError) {
-      decoded = try EventVocabulary.decode(
-        type: line.typeBytes, schemaVersion: line.schemaVersion, data: &cursor, strict: false)
-    } catch {
-      return
-    }
-    guard let decoded,
-      let unsealed = try? PersonalData.unseal(
-        decoded, id: line.id, stream: line.stream, sequence: line.sequence, keys: &keys)
-    else { return }
-    ready.withLock { $0[line.sequence] = (decoded, unsealed) }
-  }
-
-  /// On the fold's thread: `line`'s event as `prepare` left it, if it did.
-  func take(_ line: EventLine) -> (DomainEvent, PersonalData.Unsealed)? {
-    guard line.schemaVersion >= 2, PersonalData.carriesPersonalData(type: line.typeBytes) else {
-      return nil
-    }
-    return ready.withLock { $0.removeValue(forKey: line.sequence) }
   }
 }

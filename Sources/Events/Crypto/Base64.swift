@@ -10,19 +10,18 @@ enum Base64 {
   static let alphabet: [UInt8] = Array(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-  /// Per byte: its value in the alphabet, or 0xFF for any other byte (`=` included).
-  static let values: [UInt8] = {
-    var table = [UInt8](repeating: 0xFF, count: 256)
-    for (value, character) in alphabet.enumerated() { table[Int(character)] = UInt8(value) }
+  /// Four tables of 256 words, one per position in a group of four characters: each byte's
+  /// value in the alphabet already shifted to its place in the group's 24 bits, or the top bit
+  /// for a byte outside the alphabet (`=` included). A group is the OR of four lookups.
+  static let placedValues: [UInt32] = {
+    var table = [UInt32](repeating: 0x8000_0000, count: 4 * 256)
+    for place in 0..<4 {
+      for (value, character) in alphabet.enumerated() {
+        table[place * 256 + Int(character)] = UInt32(value) << (18 - 6 * place)
+      }
+    }
     return table
   }()
-
-  /// Four tables of 256 words, one per position in a group of four characters: each byte's
-  /// value already shifted to its place in the group's 24 bits, or the top bit for a byte
-  /// outside the alphabet. A group is the OR of four lookups.
-  static let placedValues: [UInt32] = (0..<4).flatMap { place in
-    values.map { value in value == 0xFF ? 0x8000_0000 : UInt32(value) << (18 - 6 * place) }
-  }
 
   /// The text of `bytes`, with padding.
   /// - Complexity: O(`bytes.count`).
