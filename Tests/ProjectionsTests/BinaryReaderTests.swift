@@ -92,6 +92,26 @@ import Testing
   func invalidUTF8IsAnError(utf8: [UInt8]) {
     var reader = BinaryReader([UInt8(utf8.count)] + utf8)
     #expect(throws: ProjectionsError.self) { try reader.readString() }
+    var skipping = BinaryReader([UInt8(utf8.count)] + utf8)
+    #expect(throws: ProjectionsError.self) { try skipping.skipString() }
+  }
+
+  @Test func skippingAStringChecksWhatReadingItChecks() throws {
+    for text in ["", "a", "Harry Potter", "大貓熊館", "Émile Zola", String(repeating: "x", count: 300)]
+    {
+      var writer = BinaryWriter()
+      writer.writeString(text)
+      writer.writeInteger(UInt8(7))
+      var reader = BinaryReader(writer.bytes)
+      #expect(try reader.skipString() == text.utf8.count)
+      #expect(try reader.readInteger(UInt8.self) == 7, "the skip ends where the string does")
+      #expect(reader.isAtEnd)
+      let cut = Array(writer.bytes.dropLast(2))
+      var short = BinaryReader(cut)
+      if !text.isEmpty {
+        #expect(throws: ProjectionsError.self) { try short.skipString() }
+      }
+    }
   }
 
   @Test func readsPastTheEndThrowAndSayWhere() {

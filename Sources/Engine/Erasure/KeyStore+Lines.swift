@@ -60,15 +60,43 @@ extension KeyStore {
   /// The bytes lowercase hex digits spell, two digits a byte; `nil` for anything else.
   static func bytes(hexDigits digits: UnsafeRawBufferPointer) -> [UInt8]? {
     guard digits.count % 2 == 0 else { return nil }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(digits.count / 2)
-    for index in stride(from: 0, to: digits.count, by: 2) {
-      guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else {
-        return nil
-      }
-      bytes.append(high << 4 | low)
+    var failed = false
+    let bytes = [UInt8](unsafeUninitializedCapacity: digits.count / 2) { buffer, count in
+      failed = !readHex(digits, into: UnsafeMutableRawBufferPointer(buffer))
+      count = failed ? 0 : digits.count / 2
     }
-    return bytes
+    return failed ? nil : bytes
+  }
+
+  /// A key from its 64 lowercase hex digits, read straight into the key's bytes.
+  static func key(hexDigits digits: UnsafeRawBufferPointer) -> ChaCha20Poly1305.Key? {
+    guard digits.count == 2 * ChaCha20Poly1305.Key.byteCount else { return nil }
+    var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    return withUnsafeMutableBytes(of: &storage) { raw in
+      guard readHex(digits, into: raw) else { return nil }
+      return try? ChaCha20Poly1305.Key(rawBytes: UnsafeRawBufferPointer(raw))
+    }
+  }
+
+  /// Reads `target.count` bytes from twice as many lowercase hex digits.
+  /// - Returns: `false` at the first byte that is not one.
+  private static func readHex(
+    _ digits: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer
+  ) -> Bool {
+    guard digits.count == 2 * target.count else { return false }
+    var invalid: UInt8 = 0
+    for index in 0..<target.count {
+      let high = nibbles[Int(digits[2 * index])]
+      let low = nibbles[Int(digits[2 * index + 1])]
+      invalid |= (high | low) & 0xF0
+      target[index] = high << 4 | low & 0x0F
+    }
+    return invalid == 0
+  }
+
+  /// Each byte's value as a lowercase hex digit, 0xFF for every other byte.
+  private static let nibbles: [UInt8] = (0...255).map { byte in
+    nibble(UInt8(byte)) ?? 0xFF
   }
 
   /// The value of a lowercase hex digit.
@@ -85,6 +113,20 @@ extension KeyStore {
   /// at fixed offsets. `nil` for anything else, which `fields(of:)` then reads (and names what
   /// is wrong with).
   static func quickKeyLine(_ line: UnsafeRawBufferPointer) -> Entry? {
+    quickKeyShape(line).flatMap { quickEntry(line, $0) }
+  }
+
+  /// Where a key line's parts are, once ``quickKeyShape(_:)`` has found them.
+  struct QuickShape {
+    var id: UInt64
+    var contact: Range<Int>
+    var secret: Range<Int>
+  }
+
+  /// The first half of ``quickKeyLine(_:)``: the line's shape, key id and checksum checked,
+  /// the contact and the secret located but not read. What a store's index checks of every
+  /// line (``KeyStore/Index``).
+  static func quickKeyShape(_ line: UnsafeRawBufferPointer) -> QuickShape? {
     // {"key":"<16 hex>","contact":"<id>","secret":"<64 hex>","crc":"<8 hex>"}
     let head: StaticString = #"{"key":""#
     let contactKey: StaticString = #"","contact":""#
@@ -113,13 +155,27 @@ extension KeyStore {
     // compared as one word, as `checksumText` writes them.
     let body = UnsafeRawBufferPointer(rebasing: line[..<(secretStart + 65)])
     let digits = line.loadUnaligned(fromByteOffset: crcStart, as: UInt64.self)
-    guard digits == EventID.hexDigits(CRC32C.checksum(body)),
-      let secret = bytes(
-        hexDigits: UnsafeRawBufferPointer(rebasing: line[secretStart..<secretStart + 64])),
-      let contact = String(validating: contactBytes, as: UTF8.self),
-      let key = try? ChaCha20Poly1305.Key(bytes: secret)
+    guard digits == EventID.hexDigits(CRC32C.checksum(body)) else { return nil }
+    return QuickShape(
+      id: id, contact: contactStart..<contactEnd, secret: secretStart..<secretStart + 64)
+  }
+
+  /// The second half of ``quickKeyLine(_:)``: the entry of a line of shape `shape`, `nil` when
+  /// its secret is not 64 lowercase hex digits or its contact not UTF-8.
+  static func quickEntry(_ line: UnsafeRawBufferPointer, _ shape: QuickShape) -> Entry? {
+    guard let key = key(hexDigits: UnsafeRawBufferPointer(rebasing: line[shape.secret])),
+      let contact = text(UnsafeRawBufferPointer(rebasing: line[shape.contact]))
     else { return nil }
-    return Entry(id: KeyID(rawValue: id), contact: contact, key: key)
+    return Entry(id: KeyID(rawValue: shape.id), contact: contact, key: key)
+  }
+
+  /// `bytes` as a `String` when they are UTF-8: ASCII (every contact id the engine makes) takes
+  /// the stdlib's fastest path, without the generic validation's cost.
+  private static func text(_ bytes: UnsafeRawBufferPointer) -> String? {
+    var high: UInt8 = 0
+    for byte in bytes { high |= byte }
+    if high < 0x80 { return String(decoding: bytes, as: UTF8.self) }
+    return String(validating: bytes, as: UTF8.self)
   }
 
   /// What the store at `path` says of key `id`, from that key's line alone: its key line, or

@@ -93,73 +93,109 @@ public struct KeyStore: Sendable {
   }
 
   private mutating func load(_ bytes: [UInt8]) throws(KeyStoreError) {
-    var start = 0
-    var lineNumber = 0
     // A key line is about 150 bytes: room for every key, so the tables never grow while read.
     keys.reserveCapacity(bytes.count / 128)
     keysByContact.reserveCapacity(bytes.count / 128)
-    while start < bytes.count {
-      lineNumber += 1
-      let lineStart = start
-      let found = bytes.withUnsafeBytes { raw -> (newline: Int, entry: Entry?)? in
-        guard let base = raw.baseAddress,
-          let newline = memchr(base + lineStart, 0x0A, raw.count - lineStart)
-        else { return nil }
-        let end = base.distance(to: UnsafeRawPointer(newline))
-        let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<end])
-        return (end, lineNumber > 1 ? Self.quickKeyLine(line) : nil)
-      }
-      guard let (newline, quick) = found else {
-        // No newline: a torn last line, never acknowledged.
-        tornTail = true
-        return
-      }
-      if let entry = quick {
+    let end = try Self.forEachLine(of: bytes, path: path) {
+      (lineNumber, range, line) throws(KeyStoreError) in
+      let read: Line
+      if lineNumber > 1, let entry = Self.quickKeyLine(line) {
         // The commonest line, as the store writes it: read without building JSON values.
-        guard keys[entry.id] == nil else {
+        read = .key(entry)
+      } else {
+        read = try Self.line(Array(line), number: lineNumber, path: path)
+      }
+      switch read {
+      case .header:
+        break
+      case .erasing(let contact):
+        if !pendingErasures.contains(contact) { pendingErasures.append(contact) }
+      case .erased(let id, let contact):
+        erasedKeys[id] = contact
+      case .key(let entry):
+        guard keys.updateValue(entry, forKey: entry.id) == nil else {
           throw .corrupt(path: path, line: lineNumber, problem: "key \(entry.id) appears twice")
         }
-        keys[entry.id] = entry
         keysByContact[entry.contact, default: []].append(entry.id)
-        start = newline + 1
-        committedEnd = Int64(start)
-        continue
       }
-      let line = Array(bytes[start..<newline])
-      let fields = try Self.fields(of: line, lineNumber: lineNumber, path: path)
-      if lineNumber == 1 {
-        guard fields["format"] == "replay-keys", fields["version"] == "1" else {
-          throw .corrupt(
-            path: path, line: 1,
-            problem: "expected the header {\"format\":\"replay-keys\",\"version\":1}")
-        }
-      } else if let contact = fields["erasing"] {
-        if !pendingErasures.contains(contact) { pendingErasures.append(contact) }
-      } else if let erased = fields["erased"] {
-        guard let id = KeyID(erased), let contact = fields["contact"] else {
-          throw .corrupt(
-            path: path, line: lineNumber, problem: "expected {\"erased\":<16 hex>,\"contact\":<id>}"
-          )
-        }
-        erasedKeys[id] = contact
-      } else {
-        guard let idText = fields["key"], let id = KeyID(idText), let contact = fields["contact"],
-          let secretText = fields["secret"], let secret = Self.bytes(hex: secretText),
-          let key = try? ChaCha20Poly1305.Key(bytes: secret)
-        else {
-          throw .corrupt(
-            path: path, line: lineNumber,
-            problem: "expected {\"key\":<16 hex>,\"contact\":<id>,\"secret\":<64 hex>}")
-        }
-        guard keys[id] == nil else {
-          throw .corrupt(path: path, line: lineNumber, problem: "key \(id) appears twice")
-        }
-        keys[id] = Entry(id: id, contact: contact, key: key)
-        keysByContact[contact, default: []].append(id)
-      }
-      start = newline + 1
-      committedEnd = Int64(start)
     }
+    committedEnd = Int64(end.committed)
+    tornTail = end.torn
+  }
+
+  /// What one line of a store says.
+  enum Line {
+    /// The first line's `{"format":"replay-keys","version":1}`.
+    case header
+    /// An erasure under way.
+    case erasing(String)
+    /// A destroyed key's tombstone.
+    case erased(KeyID, contact: String)
+    /// A key.
+    case key(Entry)
+  }
+
+  /// Calls `body` with each whole line of a store's `bytes` (its number from 1, its range,
+  /// its bytes without the newline).
+  /// - Returns: where the whole lines end, and whether a torn line (no newline: a crash while
+  ///   a key was added, never acknowledged) follows.
+  static func forEachLine(
+    of bytes: [UInt8], path: String,
+    _ body: (Int, Range<Int>, UnsafeRawBufferPointer) throws(KeyStoreError) -> Void
+  ) throws(KeyStoreError) -> (committed: Int, torn: Bool) {
+    // `withUnsafeBytes` rethrows untyped: the error comes out through a `Result`.
+    try bytes.withUnsafeBytes { raw in
+      Result { () throws(KeyStoreError) -> (committed: Int, torn: Bool) in
+        guard let base = raw.baseAddress else { return (0, false) }
+        var start = 0
+        var lineNumber = 0
+        while start < raw.count {
+          lineNumber += 1
+          guard let newline = memchr(base + start, 0x0A, raw.count - start) else {
+            return (start, true)
+          }
+          let end = base.distance(to: UnsafeRawPointer(newline))
+          try body(lineNumber, start..<end, UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+          start = end + 1
+        }
+        return (start, false)
+      }
+    }.get()
+  }
+
+  /// Reads a line that is not a key line as the store writes it (the header, a tombstone, an
+  /// erasure mark, a key line written otherwise), checked against its `crc`.
+  /// - Throws: `KeyStoreError.corrupt` naming the line and what is wrong with it.
+  static func line(_ line: [UInt8], number lineNumber: Int, path: String) throws(KeyStoreError)
+    -> Line
+  {
+    let fields = try Self.fields(of: line, lineNumber: lineNumber, path: path)
+    if lineNumber == 1 {
+      guard fields["format"] == "replay-keys", fields["version"] == "1" else {
+        throw .corrupt(
+          path: path, line: 1,
+          problem: "expected the header {\"format\":\"replay-keys\",\"version\":1}")
+      }
+      return .header
+    }
+    if let contact = fields["erasing"] { return .erasing(contact) }
+    if let erased = fields["erased"] {
+      guard let id = KeyID(erased), let contact = fields["contact"] else {
+        throw .corrupt(
+          path: path, line: lineNumber, problem: "expected {\"erased\":<16 hex>,\"contact\":<id>}"
+        )
+      }
+      return .erased(id, contact: contact)
+    }
+    guard let idText = fields["key"], let id = KeyID(idText), let contact = fields["contact"],
+      let secretText = fields["secret"], let secret = Self.bytes(hex: secretText),
+      let key = try? ChaCha20Poly1305.Key(bytes: secret)
+    else {
+      throw .corrupt(
+        path: path, line: lineNumber,
+        problem: "expected {\"key\":<16 hex>,\"contact\":<id>,\"secret\":<64 hex>}")
+    }
+    return .key(Entry(id: id, contact: contact, key: key))
   }
 
   /// What the store says of the key `id`: there, destroyed by an erasure, or unknown.

@@ -43,7 +43,10 @@ enum PersonalData {
   /// not see an erasure made after it took the store.
   struct KeyRing {
     let logPath: String
-    private var store: KeyStore?
+    private var source: KeyStoreCache.Source?
+    /// The keys found so far: the events of one contact share a key, and reading its line
+    /// again costs more than this lookup.
+    private var found: [KeyStore.KeyID: KeyStore.Lookup] = [:]
 
     init(logPath: String) {
       self.logPath = logPath
@@ -51,13 +54,19 @@ enum PersonalData {
 
     /// What the store beside the log says of key `id`.
     mutating func lookup(_ id: KeyStore.KeyID) throws -> KeyStore.Lookup {
-      if let store {
-        let found = store.lookup(id)
-        if case .missing = found {} else { return found }
+      if let known = found[id] { return known }
+      if let source {
+        let lookup = try source.lookup(id)
+        if case .missing = lookup {
+        } else {
+          found[id] = lookup
+          return lookup
+        }
       }
-      let (found, answeredBy) = try KeyStoreCache.lookupWithStore(id, forLog: logPath)
-      store = answeredBy
-      return found
+      let (lookup, answeredBy) = try KeyStoreCache.lookupWithSource(id, forLog: logPath)
+      source = answeredBy
+      if case .missing = lookup {} else { found[id] = lookup }
+      return lookup
     }
   }
 
@@ -288,29 +297,52 @@ enum KeyStoreCache {
 
   private static let probes = Mutex<[String: Probed]>([:])
 
-  /// Distinct keys found line by line before the whole store is read instead.
-  static let probeLimit = 8
+  /// Distinct keys found line by line before the store's index is read instead. A command on
+  /// one contact needs one key (two after an erasure and a re-import); each probe scans the
+  /// store's lines, about a seventh of what indexing them costs, so a replay that needs thousands of
+  /// keys should stop probing early.
+  static let probeLimit = 2
 
-  /// What the store beside the log says of key `id`. From the whole store once this process
-  /// has read it; before that, from the key's own line: a command on one contact opens events
+  /// What the store beside the log says of key `id`. From the whole store or its index once
+  /// this process has read one; before that, from the key's own line: a command on one contact opens events
   /// sealed under one key, and the store of a large log holds a line per contact (about 200
   /// thousand for ten million generated events), which it need not parse. After `probeLimit`
   /// distinct keys, or when a line is not as the store writes it, or when the key is not
-  /// there, the whole store is read (and checked) and answers.
+  /// there, the store's index (``KeyStore/Index``, every line checked) is read and answers.
   static func lookup(_ id: KeyStore.KeyID, forLog logPath: String) throws -> KeyStore.Lookup {
-    try lookupWithStore(id, forLog: logPath).lookup
+    try lookupWithSource(id, forLog: logPath).lookup
   }
 
-  /// `lookup(_:forLog:)`, with the whole store that answered, when one did: read from the file
-  /// as it is now, so a read may keep asking it (``PersonalData/KeyRing``); `nil` when the answer
-  /// came from the key's line alone.
-  static func lookupWithStore(
+  /// What answers lookups for a whole read: the store this process holds, or the store's
+  /// index (``KeyStore/Index``), each as the file was when read.
+  enum Source: Sendable {
+    case store(KeyStore)
+    case index(KeyStore.Index)
+
+    func lookup(_ id: KeyStore.KeyID) throws -> KeyStore.Lookup {
+      switch self {
+      case .store(let store):
+        return store.lookup(id)
+      case .index(let index):
+        do throws(KeyStoreError) {
+          return try index.lookup(id)
+        } catch {
+          throw EngineError.keyStore(error)
+        }
+      }
+    }
+  }
+
+  /// `lookup(_:forLog:)`, with what answered when it can answer more: the whole store or its
+  /// index, read from the file as it is now, so a read may keep asking it
+  /// (``PersonalData/KeyRing``); `nil` when the answer came from the key's line alone.
+  static func lookupWithSource(
     _ id: KeyStore.KeyID, forLog logPath: String
-  ) throws -> (lookup: KeyStore.Lookup, store: KeyStore?) {
+  ) throws -> (lookup: KeyStore.Lookup, source: Source?) {
     let path = KeyStore.path(forLog: logPath)
     let status = identity(of: path)
     if let cached = stores.withLock({ $0[logPath] }), cached.status == status {
-      return (cached.store.lookup(id), cached.store)
+      return (cached.store.lookup(id), .store(cached.store))
     }
     let known: KeyStore.Lookup?? = probes.withLock { probes in
       guard let probed = probes[logPath], probed.status == status else {
@@ -327,8 +359,34 @@ enum KeyStoreCache {
       probes.withLock { $0[logPath]?.lookups[id] = found }
       return (found, nil)
     }
-    let whole = try store(forLog: logPath)
-    return (whole.lookup(id), whole)
+    let index = try index(forLog: logPath)
+    let source = Source.index(index)
+    return (try source.lookup(id), source)
+  }
+
+  private struct CachedIndex {
+    var status: Identity?
+    var index: KeyStore.Index
+  }
+
+  private static let indexes = Mutex<[String: CachedIndex]>([:])
+
+  /// The index of the store beside the log at `logPath` as its file is now.
+  /// - Throws: `EngineError.keyStore` when it is damaged or unreadable.
+  static func index(forLog logPath: String) throws -> KeyStore.Index {
+    let path = KeyStore.path(forLog: logPath)
+    let status = identity(of: path)
+    if let cached = indexes.withLock({ $0[logPath] }), cached.status == status {
+      return cached.index
+    }
+    let index: KeyStore.Index
+    do throws(KeyStoreError) {
+      index = try KeyStore.Index(logPath: logPath)
+    } catch {
+      throw EngineError.keyStore(error)
+    }
+    indexes.withLock { $0[logPath] = CachedIndex(status: status, index: index) }
+    return index
   }
 
   /// The store beside the log at `logPath` as its file is now.

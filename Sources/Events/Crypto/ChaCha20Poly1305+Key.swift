@@ -16,20 +16,27 @@ extension ChaCha20Poly1305 {
     /// A key from its 32 bytes (e.g. read back from a key store).
     /// - Throws: ``CryptoError/invalidLength(what:expected:found:)`` unless there are 32 bytes.
     public init(bytes: some Collection<UInt8>) throws(CryptoError) {
+      // Contiguous bytes (an array, a slice of one) are copied at once: a key store loads
+      // thousands of keys, and the generic loop costs tens of thousands of instructions each.
+      let contiguous = bytes.withContiguousStorageIfAvailable { source in
+        Result { () throws(CryptoError) in try Key(rawBytes: UnsafeRawBufferPointer(source)) }
+      }
+      let result =
+        contiguous
+        ?? Array(bytes).withUnsafeBytes { raw in
+          Result { () throws(CryptoError) in try Key(rawBytes: raw) }
+        }
+      self = try result.get()
+    }
+
+    /// A key from its 32 bytes in memory; what the generic initialiser reads through.
+    /// - Throws: ``CryptoError/invalidLength(what:expected:found:)`` unless there are 32 bytes.
+    public init(rawBytes bytes: UnsafeRawBufferPointer) throws(CryptoError) {
       guard bytes.count == Self.byteCount else {
         throw .invalidLength(what: "key", expected: "32 bytes", found: bytes.count)
       }
       var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-      withUnsafeMutableBytes(of: &storage) { target in
-        // Contiguous bytes (an array, a slice of one) are copied at once: a key store loads
-        // thousands of keys, and the generic loop costs tens of thousands of instructions each.
-        let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
-          target.copyMemory(from: UnsafeRawBufferPointer(source))
-        }
-        if copied == nil {
-          for (index, byte) in bytes.enumerated() { target[index] = byte }
-        }
-      }
+      withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) }
       self.storage = storage
     }
 

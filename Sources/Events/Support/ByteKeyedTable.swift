@@ -30,7 +30,7 @@ public struct ByteKeyedTable<Key: UTF8Identifier>: Sendable {
   public init(minimumCapacity: Int = 0) {
     var capacity = 16
     while capacity < minimumCapacity * 2 { capacity *= 2 }
-    slots = [ByteKeyedSlot](repeating: .empty, count: capacity)
+    slots = HugePages.array(repeating: ByteKeyedSlot.empty, count: capacity)
     mask = capacity - 1
     recorded = 0
   }
@@ -224,7 +224,7 @@ public struct ByteKeyedTable<Key: UTF8Identifier>: Sendable {
   @usableFromInline
   mutating func grow(keys: [Key]) {
     let old = slots
-    slots = [ByteKeyedSlot](repeating: .empty, count: old.count * 2)
+    slots = HugePages.array(repeating: ByteKeyedSlot.empty, count: old.count * 2)
     mask = slots.count - 1
     for entry in old where entry.position >= 0 {
       var slot = start(Self.hash(keys[Int(entry.position)])).slot

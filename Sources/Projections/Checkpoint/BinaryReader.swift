@@ -133,14 +133,7 @@ public struct BinaryReader: Sendable {
     -> String
   {
     let start = offset
-    let count = try readVarint(what)
-    guard count <= UInt64(remainingCount) else {
-      let available = remainingCount
-      offset = start
-      throw ProjectionsError.truncatedCheckpoint(
-        what: what.description, offset: start, needed: Int(clamping: count), available: available)
-    }
-    let length = Int(count)
+    let length = try readLength(what)
     let textStart = offset
     let text = bytes.withUnsafeBufferPointer { buffer in
       let utf8 = UnsafeBufferPointer(rebasing: buffer[textStart..<textStart + length])
@@ -154,6 +147,42 @@ public struct BinaryReader: Sendable {
     }
     offset += length
     return text
+  }
+
+  /// Checks and skips a string `readString` would read, without making it.
+  /// - Returns: its length in bytes.
+  /// - Throws: as `readString`.
+  public mutating func skipString(_ what: StaticString = "a string") throws(ProjectionsError)
+    -> Int
+  {
+    let start = offset
+    let length = try readLength(what)
+    let textStart = offset
+    let isValid = bytes.withUnsafeBufferPointer { buffer in
+      let utf8 = UnsafeBufferPointer(rebasing: buffer[textStart..<textStart + length])
+      // Text outside ASCII is rare in checkpoints; the stdlib's validation makes a `String`.
+      return Self.isASCII(utf8) || String(validating: utf8, as: UTF8.self) != nil
+    }
+    guard isValid else {
+      throw invalid(what.description, expected: "UTF-8 text", found: "invalid UTF-8", at: start)
+    }
+    offset += length
+    return length
+  }
+
+  /// Reads a string's byte count and checks that many bytes follow; the offset is left at
+  /// the first of them.
+  @inline(__always)
+  private mutating func readLength(_ what: StaticString) throws(ProjectionsError) -> Int {
+    let start = offset
+    let count = try readVarint(what)
+    guard count <= UInt64(remainingCount) else {
+      let available = remainingCount
+      offset = start
+      throw ProjectionsError.truncatedCheckpoint(
+        what: what.description, offset: start, needed: Int(clamping: count), available: available)
+    }
+    return Int(count)
   }
 
   /// Whether every byte is below 0x80, checked eight at a time.

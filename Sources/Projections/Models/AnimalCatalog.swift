@@ -217,9 +217,16 @@ public struct AnimalCatalog: ReadModel {
     }
   }
 
+  /// Loads the animals with each one left in the checkpoint's bytes until it is used (see
+  /// `EntityTable`): every byte is checked here, but only the ids become `String`s.
   public init(from reader: inout BinaryReader) throws(ProjectionsError) {
     let count = try reader.readCount("the number of animals", minimumSize: 15)
     table = EntityTable(minimumCapacity: count)
+    // The checkpoint's bytes are shared, not copied: the models loaded from one checkpoint
+    // keep that one buffer alive between them.
+    table.beginStored(bytes: reader.bytes) { id, reader throws(ProjectionsError) in
+      try Self.readAnimal(id: id, from: &reader, building: true)
+    }
     for _ in 0..<count {
       let start = reader.offset
       let rawID = try reader.readString("an animal's id")
@@ -230,30 +237,49 @@ public struct AnimalCatalog: ReadModel {
         throw reader.invalid(
           "an animal's id", expected: AnimalID.expectation, found: "'\(rawID)'", at: start)
       }
-      let place = try reader.readInteger(Int64.self, "an animal's place")
-      let name = try reader.readString("an animal's name")
-      let englishName = try reader.readString("an animal's English name")
-      let location = try reader.readString("an animal's location")
-      let description = try reader.readString("an animal's description")
-      let pictureOffset = reader.offset
-      let picture: AnimalPicture
-      switch try reader.readInteger(UInt8.self, "an animal's picture kind") {
-      case 0: picture = .none
-      case 1: picture = .local(try reader.readString("an animal's picture path"))
-      case 2: picture = .remote(try reader.readString("an animal's picture URL"))
-      case let kind:
-        throw reader.invalid(
-          "animal '\(id)' picture kind", expected: "0 (none), 1 (local) or 2 (remote)",
-          found: "\(kind)", at: pictureOffset)
-      }
-      let animal = Animal(
-        id: id, name: name, englishName: englishName, location: location,
-        description: description, picture: picture)
-      guard table.appendDecoded(id, Stored(animal: animal, place: place)) else {
+      let animalStart = reader.offset
+      // Checked and skipped: the animal without its text stands in until it is read.
+      let skipped = try Self.readAnimal(id: id, from: &reader, building: false)
+      guard table.appendStored(id, placeholder: skipped, offset: animalStart) else {
         throw reader.invalid(
           "an animal id", expected: "each id once", found: "'\(id)' again", at: start)
       }
     }
+  }
+
+  /// Reads one animal after its id; without `building`, every string is checked and skipped
+  /// without making a `String`, and the animal returned has empty text. The load and the later
+  /// read are this one function.
+  private static func readAnimal(
+    id: AnimalID, from reader: inout BinaryReader, building: Bool
+  ) throws(ProjectionsError) -> Stored {
+    func text(_ what: StaticString) throws(ProjectionsError) -> String {
+      guard building else {
+        _ = try reader.skipString(what)
+        return ""
+      }
+      return try reader.readString(what)
+    }
+    let place = try reader.readInteger(Int64.self, "an animal's place")
+    let name = try text("an animal's name")
+    let englishName = try text("an animal's English name")
+    let location = try text("an animal's location")
+    let description = try text("an animal's description")
+    let pictureOffset = reader.offset
+    let picture: AnimalPicture
+    switch try reader.readInteger(UInt8.self, "an animal's picture kind") {
+    case 0: picture = .none
+    case 1: picture = .local(try text("an animal's picture path"))
+    case 2: picture = .remote(try text("an animal's picture URL"))
+    case let kind:
+      throw reader.invalid(
+        "animal '\(id)' picture kind", expected: "0 (none), 1 (local) or 2 (remote)",
+        found: "\(kind)", at: pictureOffset)
+    }
+    let animal = Animal(
+      id: id, name: name, englishName: englishName, location: location,
+      description: description, picture: picture)
+    return Stored(animal: animal, place: place)
   }
 }
 

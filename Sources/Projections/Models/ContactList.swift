@@ -114,13 +114,13 @@ public struct ContactList: ReadModel {
 
   /// The contact at `position` in `table`, with its `isFavorite`.
   private func record(at position: Int) -> ContactRecord {
-    var record = table.values[position]
+    var record = table.value(at: position)
     record.isFavorite = favoriteFlags[position]
     return record
   }
 
   /// Every contact, in no particular order (use ``sections`` for the screen's order).
-  public var records: [ContactRecord] { table.values.indices.map(record) }
+  public var records: [ContactRecord] { table.keys.indices.map(record) }
 
   public static func == (lhs: ContactList, rhs: ContactList) -> Bool {
     guard lhs.table == rhs.table else { return false }
@@ -233,7 +233,8 @@ public struct ContactList: ReadModel {
 
   public func write(to writer: inout BinaryWriter) {
     writer.writeCount(table.count)
-    for (position, (id, record)) in zip(table.keys, table.values).enumerated() {
+    for (position, id) in table.keys.enumerated() {
+      let record = table.value(at: position)
       writer.writeString(id.rawValue)
       writer.writeString(record.name)
       var flags: UInt16 = favoriteFlags[position] ? 1 : 0
@@ -277,63 +278,108 @@ public struct ContactList: ReadModel {
     }
   }
 
+  /// Loads the contacts with each record left in the checkpoint's bytes until it is used (see
+  /// `EntityTable`): every byte is checked here, as a full decode would, but only the ids
+  /// become `String`s.
   public init(from reader: inout BinaryReader) throws(ProjectionsError) {
     let count = try reader.readCount("the number of contacts", minimumSize: 4)
     table = EntityTable(minimumCapacity: count)
     favoriteFlags.reserveCapacity(count)
+    // The checkpoint's bytes are shared, not copied: the models loaded from one checkpoint
+    // keep that one buffer alive between them.
+    table.beginStored(bytes: reader.bytes) { id, reader throws(ProjectionsError) in
+      var record: ContactRecord? = ContactRecord(id: id, name: "")
+      _ = try Self.readRecord(id: id, from: &reader, into: &record)
+      return record ?? ContactRecord(id: id, name: "")
+    }
+    // One value stands in for every stored record (it is never shown).
+    var placeholder: ContactRecord?
+    var skipped: ContactRecord? = nil
     for _ in 0..<count {
       let start = reader.offset
       let id = try reader.readIdentifier(ContactID.init, "a contact id")
-      let name = try reader.readString("a contact's name")
-      let flagsOffset = reader.offset
-      let flags = try reader.readInteger(UInt16.self, "a contact's flags")
-      guard flags >> Self.flagBits == 0 else {
-        throw reader.invalid(
-          "contact '\(id)' flags", expected: "bits 0-13 only",
-          found: "0x" + String(flags, radix: 16), at: flagsOffset)
-      }
-      func text(_ bit: Int) throws(ProjectionsError) -> String? {
-        guard flags & (1 << UInt16(bit)) != 0 else { return nil }
-        let value = try reader.readString("a contact field")
-        guard !value.isEmpty else {
-          throw reader.invalid(
-            "contact '\(id)' field", expected: "a non-empty string (absent fields are flagged)",
-            found: "an empty string")
-        }
-        return value
-      }
-      var record = ContactRecord(id: id, name: name)
-      record.companyName = try text(1)
-      record.smallImageURL = try text(2)
-      record.largeImageURL = try text(3)
-      record.emailAddress = try text(4)
-      record.phone.work = try text(5)
-      record.phone.home = try text(6)
-      record.phone.mobile = try text(7)
-      record.address.street = try text(8)
-      record.address.city = try text(9)
-      record.address.state = try text(10)
-      record.address.country = try text(11)
-      record.address.zipCode = try text(12)
-      if flags & (1 << 13) != 0 {
-        let dateOffset = reader.offset
-        let year = try reader.readInteger(UInt16.self, "a birthdate's year")
-        let month = try reader.readInteger(UInt8.self, "a birthdate's month")
-        let day = try reader.readInteger(UInt8.self, "a birthdate's day")
-        do throws(EventsError) {
-          record.birthdate = try CalendarDate(year: Int(year), month: Int(month), day: Int(day))
-        } catch {
-          throw reader.invalid(
-            "contact '\(id)' birthdate", expected: "a valid date",
-            found: "\(year)-\(month)-\(day)", at: dateOffset)
-        }
-      }
-      guard table.appendDecoded(id, record) else {
+      let recordStart = reader.offset
+      let isFavorite = try Self.readRecord(id: id, from: &reader, into: &skipped)
+      let stand = placeholder ?? ContactRecord(id: id, name: "")
+      placeholder = stand
+      guard table.appendStored(id, placeholder: stand, offset: recordStart) else {
         throw reader.invalid(
           "a contact id", expected: "each id once", found: "'\(id)' again", at: start)
       }
-      favoriteFlags.append(flags & 1 != 0)
+      favoriteFlags.append(isFavorite)
     }
+  }
+
+  /// Reads one contact after its id into `record` (`isFavorite` left false: the flag is
+  /// returned); when `record` is `nil`, every field is checked and skipped without making a
+  /// `String`. The load and the later read are this one function.
+  /// - Returns: whether the contact is a favourite.
+  private static func readRecord(
+    id: ContactID, from reader: inout BinaryReader, into record: inout ContactRecord?
+  ) throws(ProjectionsError) -> Bool {
+    let building = record != nil
+    /// A string, or (not building) its bytes checked and skipped, with `nil` in its place.
+    func string(_ what: StaticString) throws(ProjectionsError) -> (text: String?, length: Int) {
+      guard building else { return (nil, try reader.skipString(what)) }
+      let text = try reader.readString(what)
+      return (text, text.utf8.count)
+    }
+    func field(_ bit: Int) throws(ProjectionsError) -> String? {
+      guard flags & (1 << UInt16(bit)) != 0 else { return nil }
+      let start = reader.offset
+      let (value, length) = try string("a contact field")
+      guard length > 0 else {
+        throw reader.invalid(
+          "contact '\(id)' field", expected: "a non-empty string (absent fields are flagged)",
+          found: "an empty string", at: start)
+      }
+      return value
+    }
+    let name = try string("a contact's name").text
+    let flagsOffset = reader.offset
+    let flags = try reader.readInteger(UInt16.self, "a contact's flags")
+    guard flags >> Self.flagBits == 0 else {
+      throw reader.invalid(
+        "contact '\(id)' flags", expected: "bits 0-13 only",
+        found: "0x" + String(flags, radix: 16), at: flagsOffset)
+    }
+    // Each field is read (and checked) whether or not there is a record to put it in.
+    let company = try field(1)
+    let smallImage = try field(2)
+    let largeImage = try field(3)
+    let email = try field(4)
+    let workPhone = try field(5)
+    let homePhone = try field(6)
+    let mobilePhone = try field(7)
+    let street = try field(8)
+    let city = try field(9)
+    let state = try field(10)
+    let country = try field(11)
+    let zipCode = try field(12)
+    var birthdate: CalendarDate?
+    if flags & (1 << 13) != 0 {
+      let dateOffset = reader.offset
+      let year = try reader.readInteger(UInt16.self, "a birthdate's year")
+      let month = try reader.readInteger(UInt8.self, "a birthdate's month")
+      let day = try reader.readInteger(UInt8.self, "a birthdate's day")
+      do throws(EventsError) {
+        birthdate = try CalendarDate(year: Int(year), month: Int(month), day: Int(day))
+      } catch {
+        throw reader.invalid(
+          "contact '\(id)' birthdate", expected: "a valid date",
+          found: "\(year)-\(month)-\(day)", at: dateOffset)
+      }
+    }
+    if building {
+      record = ContactRecord(
+        id: id, name: name ?? "", companyName: company, isFavorite: false,
+        smallImageURL: smallImage, largeImageURL: largeImage, emailAddress: email,
+        birthdate: birthdate,
+        phone: PhoneNumbers(work: workPhone, home: homePhone, mobile: mobilePhone),
+        address: PostalAddress(
+          street: street, city: city, state: state, country: country, zipCode: zipCode))
+    }
+    return flags & 1 != 0
   }
 }
 

@@ -174,31 +174,56 @@ public struct ObservationList: ReadModel {
     }
   }
 
+  /// Loads the observations with each record left in the checkpoint's bytes until it is used
+  /// (see `EntityTable`): every byte is checked here, but only the ids become `String`s.
   public init(from reader: inout BinaryReader) throws(ProjectionsError) {
     let count = try reader.readCount("the number of observations", minimumSize: 23)
     table = EntityTable(minimumCapacity: count)
+    // The checkpoint's bytes are shared, not copied: the models loaded from one checkpoint
+    // keep that one buffer alive between them.
+    table.beginStored(bytes: reader.bytes) { id, reader throws(ProjectionsError) in
+      try Self.readRecord(id: id, from: &reader, building: true)
+    }
     for _ in 0..<count {
       let start = reader.offset
       let id = try reader.readIdentifier(ObservationID.init, "an observation id")
-      let classificationOffset = reader.offset
-      let index = Int(try reader.readInteger(UInt8.self, "a classification"))
-      guard index < Self.classifications.count else {
-        throw reader.invalid(
-          "observation '\(id)' classification",
-          expected: "0 to \(Self.classifications.count - 1)", found: "\(index)",
-          at: classificationOffset)
-      }
-      let title = try reader.readString("an observation's title")
-      let description = try reader.readString("an observation's description")
-      let milliseconds = try reader.readInteger(Int64.self, "an observation's date")
-      let record = ObservationRecord(
-        classification: Self.classifications[index], title: title, description: description,
-        date: Timestamp(millisecondsSince1970: milliseconds))
-      guard table.appendDecoded(id, record) else {
+      let recordStart = reader.offset
+      // Checked and skipped: the record without its text stands in until it is read.
+      let skipped = try Self.readRecord(id: id, from: &reader, building: false)
+      guard table.appendStored(id, placeholder: skipped, offset: recordStart) else {
         throw reader.invalid(
           "an observation id", expected: "each id once", found: "'\(id)' again", at: start)
       }
     }
+  }
+
+  /// Reads one observation after its id; without `building`, every field is checked and
+  /// skipped without making a `String`, and the record returned has empty text. The load and
+  /// the later read are this one function.
+  private static func readRecord(
+    id: ObservationID, from reader: inout BinaryReader, building: Bool
+  ) throws(ProjectionsError) -> ObservationRecord {
+    let classificationOffset = reader.offset
+    let index = Int(try reader.readInteger(UInt8.self, "a classification"))
+    guard index < Self.classifications.count else {
+      throw reader.invalid(
+        "observation '\(id)' classification",
+        expected: "0 to \(Self.classifications.count - 1)", found: "\(index)",
+        at: classificationOffset)
+    }
+    func text(_ what: StaticString) throws(ProjectionsError) -> String {
+      guard building else {
+        _ = try reader.skipString(what)
+        return ""
+      }
+      return try reader.readString(what)
+    }
+    let title = try text("an observation's title")
+    let description = try text("an observation's description")
+    let milliseconds = try reader.readInteger(Int64.self, "an observation's date")
+    return ObservationRecord(
+      classification: Self.classifications[index], title: title, description: description,
+      date: Timestamp(millisecondsSince1970: milliseconds))
   }
 }
 

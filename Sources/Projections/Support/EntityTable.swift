@@ -10,22 +10,45 @@
 ///
 /// Two tables are equal when they map the same ids to equal values, whatever their order: order
 /// is storage, not state (views sort).
+///
+/// **Values left in a checkpoint.** A model may load its entities with ``beginStored(bytes:read:)``
+/// and ``appendStored(_:placeholder:offset:)``: the ids go into the table, each value stays as
+/// bytes in the checkpoint's payload (already checked by the model's load) and is read out only
+/// when something asks for it. `update` and `set` read it out (or replace it) first, so folding
+/// an event costs what it did; `value(at:)` reads it without keeping it. A `state` or
+/// `--at` that loads 20 000 contacts and looks at one then builds one record's `String`s, not
+/// 20 000.
 struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>: Sendable,
   Equatable
 {
   /// The ids, by position.
   private(set) var keys: [Key] = []
-  /// The values, by position.
-  private(set) var values: [Value] = []
+  /// The values, by position; a placeholder where `stored` still holds the value.
+  private var storage: [Value] = []
   /// Each id's position.
   private var positions = ByteKeyedTable<Key>()
+  /// The values still in a checkpoint's bytes, when the table was loaded that way.
+  private var stored: StoredValues<Key, Value>?
+
+  /// The values, by position (values still in a checkpoint are read out, not kept).
+  var values: [Value] {
+    guard stored != nil else { return storage }
+    return storage.indices.map(value(at:))
+  }
+
+  /// The value at `position`.
+  func value(at position: Int) -> Value {
+    if let stored, let value = stored.value(at: position, key: keys[position]) { return value }
+    return storage[position]
+  }
 
   init() {}
 
   /// An empty table with room for `capacity` entities.
   init(minimumCapacity capacity: Int) {
-    keys.reserveCapacity(capacity)
-    values.reserveCapacity(capacity)
+    // Large tables (a checkpoint's 200 000 contacts) are filled at once: see `HugePages`.
+    keys = HugePages.reserved(capacity: capacity)
+    storage = HugePages.reserved(capacity: capacity)
     positions = ByteKeyedTable(minimumCapacity: capacity)
   }
 
@@ -35,7 +58,7 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
   /// The value for `key`, if any.
   subscript(key: Key) -> Value? {
     guard let position = positions.position(of: key, in: keys) else { return nil }
-    return values[position]
+    return value(at: position)
   }
 
   /// Whether the table holds `key`.
@@ -50,9 +73,11 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
     let position = positions.position(of: key, in: keys, insertingAt: end)
     if position == end {
       keys.append(key)
-      values.append(value)
+      storage.append(value)
+      stored?.offsets.append(-1)
     } else {
-      values[position] = value
+      storage[position] = value
+      stored?.offsets[position] = -1
     }
     return position
   }
@@ -70,8 +95,16 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
   @discardableResult
   mutating func update(_ key: Key, _ body: (inout Value) -> Void) -> Bool {
     guard let position = positions.position(of: key, in: keys) else { return false }
-    body(&values[position])
+    if stored != nil { readOut(position) }
+    body(&storage[position])
     return true
+  }
+
+  /// Moves the value at `position` out of the checkpoint's bytes into `storage`.
+  private mutating func readOut(_ position: Int) {
+    guard let value = stored?.value(at: position, key: keys[position]) else { return }
+    storage[position] = value
+    stored?.offsets[position] = -1
   }
 
   /// Removes `key`'s value, moving the last entity into its place.
@@ -79,15 +112,17 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
   @discardableResult
   mutating func remove(_ key: Key) -> Value? {
     guard let position = positions.remove(key, in: keys) else { return nil }
-    let removed = values[position]
+    let removed = value(at: position)
     let last = keys.count - 1
     if position != last {
       keys[position] = keys[last]
-      values[position] = values[last]
+      storage[position] = storage[last]
+      if let offset = stored?.offsets[last] { stored?.offsets[position] = offset }
       positions.move(keys[position], from: last, to: position)
     }
     keys.removeLast()
-    values.removeLast()
+    storage.removeLast()
+    stored?.offsets.removeLast()
     return removed
   }
 
@@ -97,13 +132,37 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
     let end = keys.count
     guard positions.position(of: key, in: keys, insertingAt: end) == end else { return false }
     keys.append(key)
-    values.append(value)
+    storage.append(value)
+    stored?.offsets.append(-1)
+    return true
+  }
+
+  /// Starts a load whose values stay in `bytes` (a model's checkpoint payload) until used:
+  /// `read` reads the value of the entity whose id is given from a reader at the offset
+  /// ``appendStored(_:placeholder:offset:)`` recorded. The load must have checked every byte
+  /// `read` will read, so that `read` cannot fail.
+  /// - Precondition: the table is empty.
+  mutating func beginStored(
+    bytes: [UInt8],
+    read: @escaping @Sendable (Key, inout BinaryReader) throws(ProjectionsError) -> Value
+  ) {
+    precondition(keys.isEmpty, "a stored load starts empty")
+    let offsets = HugePages.reserved(Int.self, capacity: storage.capacity)
+    stored = StoredValues(bytes: bytes, offsets: offsets, read: read)
+  }
+
+  /// Appends an entity whose value stays at `offset` in the bytes given to `beginStored`;
+  /// `placeholder` stands in for it in `storage` and is never shown.
+  /// - Returns: `false`, changing nothing, when `key` is already there.
+  mutating func appendStored(_ key: Key, placeholder: Value, offset: Int) -> Bool {
+    guard appendDecoded(key, placeholder) else { return false }
+    stored?.offsets[keys.count - 1] = offset
     return true
   }
 
   static func == (lhs: Self, rhs: Self) -> Bool {
     guard lhs.count == rhs.count else { return false }
-    for (key, value) in zip(lhs.keys, lhs.values) where rhs[key] != value {
+    for (position, key) in lhs.keys.enumerated() where rhs[key] != lhs.value(at: position) {
       return false
     }
     return true
@@ -111,8 +170,28 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
 
   /// Checks the positions agree with the arrays; for debug builds and tests.
   func checkInvariants() {
-    precondition(keys.count == values.count, "one value a key")
+    precondition(keys.count == storage.count, "one value a key")
+    if let stored { precondition(stored.offsets.count == keys.count, "one offset a key") }
     precondition(positions.count == keys.count, "one position a key")
     positions.checkInvariants(keys: keys)
+  }
+}
+
+/// The values of an ``EntityTable`` still in a checkpoint payload's bytes.
+struct StoredValues<Key: Sendable, Value: Sendable>: Sendable {
+  /// The model's checkpoint payload.
+  let bytes: [UInt8]
+  /// By position: where the value starts in `bytes`, or -1 once the table's array holds it.
+  var offsets: [Int]
+  /// Reads one value; never fails on bytes the load checked.
+  let read: @Sendable (Key, inout BinaryReader) throws(ProjectionsError) -> Value
+
+  /// The value at `position` read out of `bytes`, or `nil` when the table's array holds it.
+  func value(at position: Int, key: Key) -> Value? {
+    let offset = offsets[position]
+    guard offset >= 0 else { return nil }
+    var reader = BinaryReader(bytes, range: offset..<bytes.count)
+    // The load checked these bytes; were they ever unreadable, the placeholder stands.
+    return try? read(key, &reader)
   }
 }

@@ -116,4 +116,64 @@ import Testing
       #expect(throws: EngineError.self) { try KeyStoreCache.lookup(kept.id, forLog: log) }
     }
   }
+
+  /// The index a replay reads (`KeyStore.Index`) answers every lookup as the store does, and
+  /// refuses every store the store refuses.
+  @Test func theIndexAnswersAndRefusesAsTheStoreDoes() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      var store = try KeyStore(logPath: log)
+      var entries: [KeyStore.Entry] = []
+      for contact in 1...40 { entries.append(try store.add(contact: "\(contact)")) }
+      try store.erase(contact: "7")
+      try store.erase(contact: "21")
+      // A key line written by hand with an escaped contact id: not the quick shape.
+      let escaped = KeyStore.Entry(
+        id: KeyStore.KeyID(rawValue: 0xABCD), contact: #"a"b"#, key: entries[0].key)
+      var bytes = try fileBytes(store.path) + KeyStore.line(for: escaped)
+      try writeBytes(bytes, to: store.path)
+      let reread = try KeyStore(logPath: log)
+      let index = try KeyStore.Index(logPath: log)
+      var ids = entries.map(\.id) + [escaped.id, KeyStore.KeyID(rawValue: 99)]
+      ids += reread.erasedKeys.keys
+      for id in ids {
+        #expect(try index.lookup(id) == reread.lookup(id), "key \(id)")
+      }
+      #expect(try index.lookup(escaped.id) == .present(escaped))
+      #expect(try index.lookup(entries[6].id) == .erased(contact: "7"))
+      // An absent store is an empty one.
+      #expect(try KeyStore.Index(logPath: directory + "/other.jsonl").lookup(ids[0]) == .missing)
+      // A torn last line is ignored by both.
+      let good = bytes
+      try writeBytes(good + Array(#"{"key":"0011223344556677","con"#.utf8), to: store.path)
+      #expect(try KeyStore.Index(logPath: log).lookup(entries[0].id) == .present(entries[0]))
+      // A key twice, a changed byte, a foreign header: refused by both.
+      let first = try #require(good.firstIndex(of: 0x0A)) + 1
+      let second = try #require(good[first...].firstIndex(of: 0x0A)) + 1
+      let twice = good + Array(good[first..<second])
+      var changed = good
+      changed[first + 40] ^= 0x01
+      let foreign = Array("{\"format\":\"other\"}\n".utf8) + good
+      for refused in [twice, changed, foreign] {
+        try writeBytes(refused, to: store.path)
+        #expect(throws: KeyStoreError.self) { try KeyStore(logPath: log) }
+        #expect(throws: KeyStoreError.self) { try KeyStore.Index(logPath: log) }
+      }
+      // A key line whose checksum holds but whose secret is not hex: indexed by its shape,
+      // refused, naming its line, when its key is asked for.
+      let bad =
+        Array(#"{"key":"00000000000000aa","contact":"x","secret":""#.utf8)
+        + Array(repeating: UInt8(ascii: "z"), count: 64) + [UInt8(ascii: "\"")]
+      bytes =
+        good + bad
+        + Array(",\"crc\":\"\(KeyStore.checksumText(CRC32C.checksum(of: bad)))\"}\n".utf8)
+      try writeBytes(bytes, to: store.path)
+      #expect(throws: KeyStoreError.self) { try KeyStore(logPath: log) }
+      let lenient = try KeyStore.Index(logPath: log)
+      #expect(try lenient.lookup(entries[0].id) == .present(entries[0]))
+      #expect(throws: KeyStoreError.self) {
+        try lenient.lookup(KeyStore.KeyID(rawValue: 0xAA))
+      }
+    }
+  }
 }
