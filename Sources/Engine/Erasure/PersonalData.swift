@@ -299,16 +299,16 @@ enum KeyStoreCache {
 
   /// Distinct keys found line by line before the store's index is read instead. A command on
   /// one contact needs one key (two after an erasure and a re-import); each probe scans the
-  /// store's lines, about a seventh of what indexing them costs, so a replay that needs thousands of
-  /// keys should stop probing early.
+  /// store's lines, about a seventh of what indexing them costs, so a replay that needs
+  /// thousands of keys stops probing early.
   static let probeLimit = 2
 
-  /// What the store beside the log says of key `id`. From the whole store or its index once
-  /// this process has read one; before that, from the key's own line: a command on one contact opens events
-  /// sealed under one key, and the store of a large log holds a line per contact (about 200
+  /// What the store beside the log says of key `id`. From the whole store or its index once this
+  /// process has read one; before that, from the key's own line: a command on one contact opens
+  /// events sealed under one key, and the store of a large log holds a line per contact (about 200
   /// thousand for ten million generated events), which it need not parse. After `probeLimit`
-  /// distinct keys, or when a line is not as the store writes it, or when the key is not
-  /// there, the store's index (``KeyStore/Index``, every line checked) is read and answers.
+  /// distinct keys, or when a line is not as the store writes it, or when the key is not there, the
+  /// store's index (``KeyStore/Index``, every line checked) is read and answers.
   static func lookup(_ id: KeyStore.KeyID, forLog logPath: String) throws -> KeyStore.Lookup {
     try lookupWithSource(id, forLog: logPath).lookup
   }

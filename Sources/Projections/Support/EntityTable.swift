@@ -13,8 +13,8 @@
 ///
 /// **Values left in a checkpoint.** A model may load its entities with ``beginStored(bytes:read:)``
 /// and ``appendStored(_:placeholder:offset:)``: the ids go into the table, each value stays as
-/// bytes in the checkpoint's payload (already checked by the model's load) and is read out only
-/// when something asks for it. `update` and `set` read it out (or replace it) first, so folding
+/// bytes in the checkpoint (already checked by the model's load) and is read out only when
+/// something asks for it. `update` and `set` read it out (or replace it) first, so folding
 /// an event costs what it did; `value(at:)` reads it without keeping it. A `state` or
 /// `--at` that loads 20 000 contacts and looks at one then builds one record's `String`s, not
 /// 20 000.
@@ -137,7 +137,7 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
     return true
   }
 
-  /// Starts a load whose values stay in `bytes` (a model's checkpoint payload) until used:
+  /// Starts a load whose values stay in `bytes` (the checkpoint's, shared) until used:
   /// `read` reads the value of the entity whose id is given from a reader at the offset
   /// ``appendStored(_:placeholder:offset:)`` recorded. The load must have checked every byte
   /// `read` will read, so that `read` cannot fail.
@@ -177,9 +177,9 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
   }
 }
 
-/// The values of an ``EntityTable`` still in a checkpoint payload's bytes.
+/// The values of an ``EntityTable`` still in a checkpoint's bytes.
 struct StoredValues<Key: Sendable, Value: Sendable>: Sendable {
-  /// The model's checkpoint payload.
+  /// The checkpoint's bytes, shared by the models loaded from it.
   let bytes: [UInt8]
   /// By position: where the value starts in `bytes`, or -1 once the table's array holds it.
   var offsets: [Int]
