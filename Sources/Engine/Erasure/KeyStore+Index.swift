@@ -42,12 +42,12 @@ extension KeyStore {
       let path = KeyStore.path(forLog: logPath)
       self.path = path
       let bytes: [UInt8]
-      do {
+      do throws(EngineError) {
         bytes =
           FileManager.default.fileExists(atPath: path)
-          ? Array(try Data(contentsOf: URL(fileURLWithPath: path))) : []
+          ? try FileDescriptor.contents(ofFileAt: path) : []
       } catch {
-        throw .unreadable(path: path, reason: error.localizedDescription)
+        throw .unreadable(path: path, reason: KeyStore.reason(error))
       }
       self.bytes = bytes
       // A key line is at least 134 bytes: at most half the slots are ever used.

@@ -81,12 +81,12 @@ public struct KeyStore: Sendable {
   ///   `.unreadable` when the file cannot be read.
   public init(logPath: String) throws(KeyStoreError) {
     path = Self.path(forLog: logPath)
+    guard FileManager.default.fileExists(atPath: path) else { return }
     let bytes: [UInt8]
-    do {
-      guard FileManager.default.fileExists(atPath: path) else { return }
-      bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    do throws(EngineError) {
+      bytes = try FileDescriptor.contents(ofFileAt: path)
     } catch {
-      throw .unreadable(path: path, reason: error.localizedDescription)
+      throw .unreadable(path: path, reason: Self.reason(error))
     }
     fileSize = Int64(bytes.count)
     try load(bytes)
@@ -121,6 +121,17 @@ public struct KeyStore: Sendable {
     }
     committedEnd = Int64(end.committed)
     tornTail = end.torn
+  }
+
+  /// Why the store's file could not be read, for `KeyStoreError.unreadable` (which names the
+  /// file itself).
+  static func reason(_ error: EngineError) -> String {
+    switch error {
+    case .notALog(_, let problem): problem
+    case .fileNotFound: "it does not exist"
+    case .io(_, let operation, let code): "\(operation) failed: \(String(cString: strerror(code)))"
+    default: "\(error)"
+    }
   }
 
   /// What one line of a store says.

@@ -1,4 +1,4 @@
-@_spi(Tables) import Events
+import Events
 import Foundation
 import Projections
 
@@ -242,31 +242,9 @@ public struct CheckpointStore: Sendable {
     return Loaded(models: models, sequence: sequence, anchor: anchor)
   }
 
-  /// A file's bytes, read straight into the array (one read, no intermediate `Data` and copy:
-  /// for a large checkpoint the copy and its page faults cost as much as decoding a model).
+  /// A file's bytes (`FileDescriptor.contents(ofFileAt:)`), `nil` when it cannot be read.
   static func contents(of path: String) -> [UInt8]? {
-    guard let file = try? FileDescriptor.open(path, .readOnly) else { return nil }
-    defer { file.close() }
-    guard let size = try? file.status().size, size >= 0, size < Int64(Int.max) else { return nil }
-    var failed = false
-    let bytes = [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, initialized in
-      initialized = 0
-      guard let base = buffer.baseAddress else { return }
-      // A fresh buffer of up to 100 MB: faulted in 2 MiB at a time, not 4 KiB.
-      HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
-      while initialized < buffer.count {
-        guard
-          let got = try? file.read(
-            into: base + initialized, count: buffer.count - initialized, at: Int64(initialized)),
-          got > 0
-        else {
-          failed = true
-          return
-        }
-        initialized += got
-      }
-    }
-    return failed ? nil : bytes
+    try? FileDescriptor.contents(ofFileAt: path)
   }
 
   /// Reads the anchor's sample lines back from the log and compares them.

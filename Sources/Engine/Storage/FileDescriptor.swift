@@ -1,3 +1,5 @@
+@_spi(Tables) import Events
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -147,6 +149,41 @@ struct FileDescriptor: Sendable {
       filled += got
     }
     bytes.removeLast(count - filled)
+    return bytes
+  }
+
+  /// Every byte of the file at `path`, read straight into the array: one `pread` loop into a
+  /// buffer advised for huge pages (`HugePages`), no intermediate `Data` and copy. For a large
+  /// checkpoint or key store, the copy and its page faults cost as much as decoding it.
+  /// - Throws: as `open`, and `EngineError.io` when a read fails or the file shrinks meanwhile.
+  static func contents(ofFileAt path: String) throws(EngineError) -> [UInt8] {
+    let file = try FileDescriptor.open(path, .readOnly)
+    defer { file.close() }
+    let size = try file.status().size
+    guard size >= 0, size < Int64(Int.max) else {
+      throw .io(path: path, operation: "read", code: EFBIG)
+    }
+    var failure: EngineError?
+    let bytes = [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, initialized in
+      initialized = 0
+      guard let base = buffer.baseAddress else { return }
+      HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
+      while initialized < buffer.count {
+        do throws(EngineError) {
+          let got = try file.read(
+            into: base + initialized, count: buffer.count - initialized, at: Int64(initialized))
+          guard got > 0 else {
+            failure = .io(path: path, operation: "read (the file shrank)", code: EIO)
+            return
+          }
+          initialized += got
+        } catch {
+          failure = error
+          return
+        }
+      }
+    }
+    if let failure { throw failure }
     return bytes
   }
 

@@ -176,4 +176,17 @@ import Testing
       }
     }
   }
+
+  /// A store that cannot be read is named with the reason, by the store and by its index.
+  @Test func anUnreadableStoreSaysWhy() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      try FileManager.default.createDirectory(
+        atPath: KeyStore.path(forLog: log), withIntermediateDirectories: false)
+      let expected = KeyStoreError.unreadable(
+        path: KeyStore.path(forLog: log), reason: "it is a directory, not a regular file")
+      #expect(throws: expected) { try KeyStore(logPath: log) }
+      #expect(throws: expected) { try KeyStore.Index(logPath: log) }
+    }
+  }
 }
