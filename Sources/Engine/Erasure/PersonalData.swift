@@ -1,3 +1,4 @@
+import Dispatch
 import Events
 import Synchronization
 
@@ -344,6 +345,11 @@ enum KeyStoreCache {
     if let cached = stores.withLock({ $0[logPath] }), cached.status == status {
       return (cached.store.lookup(id), .store(cached.store))
     }
+    if hasIndex(forLog: logPath, status: status) {
+      // Read or being read (a replay asked for it ahead): no line is probed.
+      let source = Source.index(try index(forLog: logPath))
+      return (try source.lookup(id), source)
+    }
     let known: KeyStore.Lookup?? = probes.withLock { probes in
       guard let probed = probes[logPath], probed.status == status else {
         probes[logPath] = Probed(status: status)
@@ -379,14 +385,73 @@ enum KeyStoreCache {
     if let cached = indexes.withLock({ $0[logPath] }), cached.status == status {
       return cached.index
     }
-    let index: KeyStore.Index
-    do throws(KeyStoreError) {
-      index = try KeyStore.Index(logPath: logPath)
-    } catch {
+    let result: Result<KeyStore.Index, KeyStoreError>
+    if let pending = building.withLock({ $0[logPath] }), pending.status == status {
+      result = pending.wait()
+      building.withLock { if $0[logPath] === pending { $0[logPath] = nil } }
+    } else {
+      result = Result { () throws(KeyStoreError) in try KeyStore.Index(logPath: logPath) }
+    }
+    switch result {
+    case .success(let index):
+      indexes.withLock { $0[logPath] = CachedIndex(status: status, index: index) }
+      return index
+    case .failure(let error):
       throw EngineError.keyStore(error)
     }
-    indexes.withLock { $0[logPath] = CachedIndex(status: status, index: index) }
-    return index
+  }
+
+  /// An index being read on another thread, for the store as it was when it started.
+  final class PendingIndex: Sendable {
+    let status: Identity?
+    private let result = Mutex<Result<KeyStore.Index, KeyStoreError>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(status: Identity?) {
+      self.status = status
+    }
+
+    func fill(_ value: Result<KeyStore.Index, KeyStoreError>) {
+      result.withLock { $0 = value }
+      done.signal()
+    }
+
+    /// Waits for `fill`; any number of callers may wait.
+    func wait() -> Result<KeyStore.Index, KeyStoreError> {
+      done.wait()
+      done.signal()
+      return result.withLock { $0 } ?? .failure(.unreadable(path: "?", reason: "not read"))
+    }
+  }
+
+  private static let building = Mutex<[String: PendingIndex]>([:])
+
+  /// Whether the index of the store beside the log is read, or being read, as the file is now.
+  private static func hasIndex(forLog logPath: String, status: Identity?) -> Bool {
+    if let cached = indexes.withLock({ $0[logPath] }), cached.status == status { return true }
+    return building.withLock { building in
+      guard let pending = building[logPath] else { return false }
+      return pending.status == status
+    }
+  }
+
+  /// Starts reading the index of the store beside the log at `logPath` on another thread,
+  /// unless it is read or being read as the file is now: a replay that will open many sealed
+  /// payloads asks for it before it loads its checkpoint, and the two overlap. Does nothing
+  /// when there is no store.
+  static func prepareIndex(forLog logPath: String) {
+    let status = identity(of: KeyStore.path(forLog: logPath))
+    guard status != nil, !hasIndex(forLog: logPath, status: status) else { return }
+    let pending = PendingIndex(status: status)
+    let started = building.withLock { building -> Bool in
+      if let other = building[logPath], other.status == status { return false }
+      building[logPath] = pending
+      return true
+    }
+    guard started else { return }
+    DispatchQueue.global().async {
+      pending.fill(Result { () throws(KeyStoreError) in try KeyStore.Index(logPath: logPath) })
+    }
   }
 
   /// The store beside the log at `logPath` as its file is now.

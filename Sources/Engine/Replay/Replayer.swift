@@ -114,6 +114,13 @@ public struct Replayer: Sendable {
     // Saving needs every model: fold them all, the wanted ones included.
     if automatic != nil { wanted = nil }
     var rejected: Set<Int64> = []
+    let end = plan.target ?? plan.lastSequence
+    let startsAt = entries.last { $0.sequence <= end }?.sequence ?? 0
+    if wanted?.contains(ContactList.name) ?? true, end - startsAt >= Self.keyIndexAheadEvents {
+      // A long replay of the contacts opens many sealed payloads: the key store's index is
+      // read on another thread while the checkpoint loads (nothing happens without a store).
+      KeyStoreCache.prepareIndex(forLog: reader.path)
+    }
     var loadedStart = startingCheckpoint(
       for: point, target: plan.target, models: wanted, among: entries, rejected: &rejected)
     if automatic == nil, !rejected.isEmpty,
@@ -337,6 +344,10 @@ public struct Replayer: Sendable {
   /// to), loaded and checked; unusable ones are explained and added to `rejected`, so that a
   /// save at their seq replaces them (they are kept until then: one past the log's end is
   /// evidence that the log lost events, which `verify` and the end-of-log warning report).
+  /// Replays at least this long read the key store's index ahead, beside the checkpoint's
+  /// load; shorter ones find their few keys line by line.
+  static let keyIndexAheadEvents: Int64 = 4_096
+
   func startingCheckpoint(
     for point: ReplayPoint, target: Int64?, models: Set<String>?,
     among entries: [CheckpointStore.Entry], rejected: inout Set<Int64>

@@ -189,4 +189,27 @@ import Testing
       #expect(throws: expected) { try KeyStore.Index(logPath: log) }
     }
   }
+
+  /// An index read ahead (`prepareIndex`) answers as the store does, and one read ahead of a
+  /// store that has changed since is not used.
+  @Test func anIndexReadAheadIsUsedOnlyForTheStoreItRead() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      var store = try KeyStore(logPath: log)
+      var entries: [KeyStore.Entry] = []
+      for contact in 1...5 { entries.append(try store.add(contact: "\(contact)")) }
+      KeyStoreCache.prepareIndex(forLog: log)
+      for entry in entries {
+        #expect(try KeyStoreCache.lookup(entry.id, forLog: log) == .present(entry))
+      }
+      // Another writer adds a key and destroys one: the index read before is stale.
+      var other = try KeyStore(logPath: log)
+      let added = try other.add(contact: "6")
+      try other.erase(contact: "2")
+      KeyStoreCache.prepareIndex(forLog: log)
+      #expect(try KeyStoreCache.lookup(added.id, forLog: log) == .present(added))
+      #expect(try KeyStoreCache.lookup(entries[1].id, forLog: log) == .erased(contact: "2"))
+      #expect(try KeyStoreCache.lookup(entries[0].id, forLog: log) == .present(entries[0]))
+    }
+  }
 }
