@@ -22,12 +22,12 @@ extension KeyStore {
     /// The file's bytes, as read.
     private let bytes: [UInt8]
     /// Open addressing by key id: where each key line of the common shape is.
-    private var slots: [Slot]
-    private var mask: Int
+    private let slots: [Slot]
+    private let mask: Int
     /// Key lines of another shape, read whole.
-    private var others: [KeyID: Entry] = [:]
+    private let others: [KeyID: Entry]
     /// Tombstones: destroyed keys and their contacts.
-    private var erased: [KeyID: String] = [:]
+    private let erased: [KeyID: String]
 
     struct Slot: Sendable {
       var id: UInt64 = 0
@@ -40,26 +40,14 @@ extension KeyStore {
     /// - Throws: `KeyStoreError` as ``KeyStore/init(logPath:)`` does.
     init(logPath: String) throws(KeyStoreError) {
       let path = KeyStore.path(forLog: logPath)
-      self.path = path
-      let bytes: [UInt8]
-      do throws(EngineError) {
-        bytes =
-          FileManager.default.fileExists(atPath: path)
-          ? try FileDescriptor.contents(ofFileAt: path) : []
-      } catch {
-        throw .unreadable(path: path, reason: KeyStore.reason(error))
-      }
-      self.bytes = bytes
+      let bytes = try KeyStore.contents(ofStoreAt: path) ?? []
       // A key line is at least 134 bytes: at most half the slots are ever used.
       var capacity = 16
       while capacity < bytes.count / 64 { capacity *= 2 }
-      slots = HugePages.array(repeating: Slot(), count: capacity)
-      mask = capacity - 1
-      var count = 0
-      var slots = self.slots
+      let mask = capacity - 1
+      var slots = HugePages.array(repeating: Slot(), count: capacity)
       var others: [KeyID: Entry] = [:]
       var erased: [KeyID: String] = [:]
-      let mask = self.mask
       _ = try KeyStore.forEachLine(of: bytes, path: path) {
         (lineNumber, range, line) throws(KeyStoreError) in
         if lineNumber > 1, let shape = KeyStore.quickKeyShape(line) {
@@ -71,7 +59,6 @@ extension KeyStore {
           else {
             throw .corrupt(path: path, line: lineNumber, problem: "key \(id) appears twice")
           }
-          count += 1
           return
         }
         switch try KeyStore.line(Array(line), number: lineNumber, path: path) {
@@ -87,7 +74,10 @@ extension KeyStore {
           }
         }
       }
+      self.path = path
+      self.bytes = bytes
       self.slots = slots
+      self.mask = mask
       self.others = others
       self.erased = erased
     }

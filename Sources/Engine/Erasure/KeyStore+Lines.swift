@@ -1,4 +1,4 @@
-import Events
+@_spi(Tables) import Events
 import Foundation
 
 #if canImport(Glibc)
@@ -164,18 +164,9 @@ extension KeyStore {
   /// its secret is not 64 lowercase hex digits or its contact not UTF-8.
   static func quickEntry(_ line: UnsafeRawBufferPointer, _ shape: QuickShape) -> Entry? {
     guard let key = key(hexDigits: UnsafeRawBufferPointer(rebasing: line[shape.secret])),
-      let contact = text(UnsafeRawBufferPointer(rebasing: line[shape.contact]))
+      let contact = UTF8Text.string(UnsafeRawBufferPointer(rebasing: line[shape.contact]))
     else { return nil }
     return Entry(id: KeyID(rawValue: shape.id), contact: contact, key: key)
-  }
-
-  /// `bytes` as a `String` when they are UTF-8: ASCII (every contact id the engine makes) takes
-  /// the stdlib's fastest path, without the generic validation's cost.
-  private static func text(_ bytes: UnsafeRawBufferPointer) -> String? {
-    var high: UInt8 = 0
-    for byte in bytes { high |= byte }
-    if high < 0x80 { return String(decoding: bytes, as: UTF8.self) }
-    return String(validating: bytes, as: UTF8.self)
   }
 
   /// What the store at `path` says of key `id`, from that key's line alone: its key line, or
@@ -250,4 +241,78 @@ extension KeyStore {
     return fields
   }
 
+  /// What one line of a store says.
+  enum Line {
+    /// The first line's `{"format":"replay-keys","version":1}`.
+    case header
+    /// An erasure under way.
+    case erasing(String)
+    /// A destroyed key's tombstone.
+    case erased(KeyID, contact: String)
+    /// A key.
+    case key(Entry)
+  }
+
+  /// Calls `body` with each whole line of a store's `bytes` (its number from 1, its range,
+  /// its bytes without the newline).
+  /// - Returns: where the whole lines end, and whether a torn line (no newline: a crash while
+  ///   a key was added, never acknowledged) follows.
+  static func forEachLine(
+    of bytes: [UInt8], path: String,
+    _ body: (Int, Range<Int>, UnsafeRawBufferPointer) throws(KeyStoreError) -> Void
+  ) throws(KeyStoreError) -> (committed: Int, torn: Bool) {
+    // `withUnsafeBytes` rethrows untyped: the error comes out through a `Result`.
+    try bytes.withUnsafeBytes { raw in
+      Result { () throws(KeyStoreError) -> (committed: Int, torn: Bool) in
+        guard let base = raw.baseAddress else { return (0, false) }
+        var start = 0
+        var lineNumber = 0
+        while start < raw.count {
+          lineNumber += 1
+          guard let newline = memchr(base + start, 0x0A, raw.count - start) else {
+            return (start, true)
+          }
+          let end = base.distance(to: UnsafeRawPointer(newline))
+          try body(lineNumber, start..<end, UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+          start = end + 1
+        }
+        return (start, false)
+      }
+    }.get()
+  }
+
+  /// Reads a line that is not a key line as the store writes it (the header, a tombstone, an
+  /// erasure mark, a key line written otherwise), checked against its `crc`.
+  /// - Throws: `KeyStoreError.corrupt` naming the line and what is wrong with it.
+  static func line(_ line: [UInt8], number lineNumber: Int, path: String) throws(KeyStoreError)
+    -> Line
+  {
+    let fields = try Self.fields(of: line, lineNumber: lineNumber, path: path)
+    if lineNumber == 1 {
+      guard fields["format"] == "replay-keys", fields["version"] == "1" else {
+        throw .corrupt(
+          path: path, line: 1,
+          problem: "expected the header {\"format\":\"replay-keys\",\"version\":1}")
+      }
+      return .header
+    }
+    if let contact = fields["erasing"] { return .erasing(contact) }
+    if let erased = fields["erased"] {
+      guard let id = KeyID(erased), let contact = fields["contact"] else {
+        throw .corrupt(
+          path: path, line: lineNumber, problem: "expected {\"erased\":<16 hex>,\"contact\":<id>}"
+        )
+      }
+      return .erased(id, contact: contact)
+    }
+    guard let idText = fields["key"], let id = KeyID(idText), let contact = fields["contact"],
+      let secretText = fields["secret"], let secret = Self.bytes(hex: secretText),
+      let key = try? ChaCha20Poly1305.Key(bytes: secret)
+    else {
+      throw .corrupt(
+        path: path, line: lineNumber,
+        problem: "expected {\"key\":<16 hex>,\"contact\":<id>,\"secret\":<64 hex>}")
+    }
+    return .key(Entry(id: id, contact: contact, key: key))
+  }
 }

@@ -81,15 +81,28 @@ public struct KeyStore: Sendable {
   ///   `.unreadable` when the file cannot be read.
   public init(logPath: String) throws(KeyStoreError) {
     path = Self.path(forLog: logPath)
-    guard FileManager.default.fileExists(atPath: path) else { return }
-    let bytes: [UInt8]
-    do throws(EngineError) {
-      bytes = try FileDescriptor.contents(ofFileAt: path)
-    } catch {
-      throw .unreadable(path: path, reason: Self.reason(error))
-    }
+    guard let bytes = try Self.contents(ofStoreAt: path) else { return }
     fileSize = Int64(bytes.count)
     try load(bytes)
+  }
+
+  /// The bytes of the store at `path`; `nil` when there is none (an empty store).
+  /// - Throws: `KeyStoreError.unreadable`, saying why.
+  static func contents(ofStoreAt path: String) throws(KeyStoreError) -> [UInt8]? {
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    do throws(EngineError) {
+      return try FileDescriptor.contents(ofFileAt: path)
+    } catch {
+      let reason =
+        switch error {
+        case .notALog(_, let problem): problem
+        case .fileNotFound: "it does not exist"
+        case .io(_, let operation, let code):
+          "\(operation) failed: \(String(cString: strerror(code)))"
+        default: "\(error)"
+        }
+      throw .unreadable(path: path, reason: reason)
+    }
   }
 
   private mutating func load(_ bytes: [UInt8]) throws(KeyStoreError) {
@@ -113,100 +126,14 @@ public struct KeyStore: Sendable {
       case .erased(let id, let contact):
         erasedKeys[id] = contact
       case .key(let entry):
-        guard keys.updateValue(entry, forKey: entry.id) == nil else {
+        guard keys[entry.id] == nil else {
           throw .corrupt(path: path, line: lineNumber, problem: "key \(entry.id) appears twice")
         }
-        keysByContact[entry.contact, default: []].append(entry.id)
+        remember(entry)
       }
     }
     committedEnd = Int64(end.committed)
     tornTail = end.torn
-  }
-
-  /// Why the store's file could not be read, for `KeyStoreError.unreadable` (which names the
-  /// file itself).
-  static func reason(_ error: EngineError) -> String {
-    switch error {
-    case .notALog(_, let problem): problem
-    case .fileNotFound: "it does not exist"
-    case .io(_, let operation, let code): "\(operation) failed: \(String(cString: strerror(code)))"
-    default: "\(error)"
-    }
-  }
-
-  /// What one line of a store says.
-  enum Line {
-    /// The first line's `{"format":"replay-keys","version":1}`.
-    case header
-    /// An erasure under way.
-    case erasing(String)
-    /// A destroyed key's tombstone.
-    case erased(KeyID, contact: String)
-    /// A key.
-    case key(Entry)
-  }
-
-  /// Calls `body` with each whole line of a store's `bytes` (its number from 1, its range,
-  /// its bytes without the newline).
-  /// - Returns: where the whole lines end, and whether a torn line (no newline: a crash while
-  ///   a key was added, never acknowledged) follows.
-  static func forEachLine(
-    of bytes: [UInt8], path: String,
-    _ body: (Int, Range<Int>, UnsafeRawBufferPointer) throws(KeyStoreError) -> Void
-  ) throws(KeyStoreError) -> (committed: Int, torn: Bool) {
-    // `withUnsafeBytes` rethrows untyped: the error comes out through a `Result`.
-    try bytes.withUnsafeBytes { raw in
-      Result { () throws(KeyStoreError) -> (committed: Int, torn: Bool) in
-        guard let base = raw.baseAddress else { return (0, false) }
-        var start = 0
-        var lineNumber = 0
-        while start < raw.count {
-          lineNumber += 1
-          guard let newline = memchr(base + start, 0x0A, raw.count - start) else {
-            return (start, true)
-          }
-          let end = base.distance(to: UnsafeRawPointer(newline))
-          try body(lineNumber, start..<end, UnsafeRawBufferPointer(rebasing: raw[start..<end]))
-          start = end + 1
-        }
-        return (start, false)
-      }
-    }.get()
-  }
-
-  /// Reads a line that is not a key line as the store writes it (the header, a tombstone, an
-  /// erasure mark, a key line written otherwise), checked against its `crc`.
-  /// - Throws: `KeyStoreError.corrupt` naming the line and what is wrong with it.
-  static func line(_ line: [UInt8], number lineNumber: Int, path: String) throws(KeyStoreError)
-    -> Line
-  {
-    let fields = try Self.fields(of: line, lineNumber: lineNumber, path: path)
-    if lineNumber == 1 {
-      guard fields["format"] == "replay-keys", fields["version"] == "1" else {
-        throw .corrupt(
-          path: path, line: 1,
-          problem: "expected the header {\"format\":\"replay-keys\",\"version\":1}")
-      }
-      return .header
-    }
-    if let contact = fields["erasing"] { return .erasing(contact) }
-    if let erased = fields["erased"] {
-      guard let id = KeyID(erased), let contact = fields["contact"] else {
-        throw .corrupt(
-          path: path, line: lineNumber, problem: "expected {\"erased\":<16 hex>,\"contact\":<id>}"
-        )
-      }
-      return .erased(id, contact: contact)
-    }
-    guard let idText = fields["key"], let id = KeyID(idText), let contact = fields["contact"],
-      let secretText = fields["secret"], let secret = Self.bytes(hex: secretText),
-      let key = try? ChaCha20Poly1305.Key(bytes: secret)
-    else {
-      throw .corrupt(
-        path: path, line: lineNumber,
-        problem: "expected {\"key\":<16 hex>,\"contact\":<id>,\"secret\":<64 hex>}")
-    }
-    return .key(Entry(id: id, contact: contact, key: key))
   }
 
   /// What the store says of the key `id`: there, destroyed by an erasure, or unknown.
@@ -273,9 +200,14 @@ public struct KeyStore: Sendable {
     }
     let entry = Entry(id: id, contact: contact, key: key)
     pending.append(entry)
-    keys[id] = entry
-    keysByContact[contact, default: []].append(id)
+    remember(entry)
     return entry
+  }
+
+  /// Takes `entry` as one of the store's keys, the contact's newest.
+  private mutating func remember(_ entry: Entry) {
+    keys[entry.id] = entry
+    keysByContact[entry.contact, default: []].append(entry.id)
   }
 
   /// Writes and syncs the keys `addPending` made, all at once; durable when it returns. On a
@@ -299,13 +231,21 @@ public struct KeyStore: Sendable {
     }
   }
 
+  /// `commitPending()` for the engine's writers, whose errors are `EngineError`s.
+  mutating func commitPendingKeys() throws(EngineError) {
+    do throws(KeyStoreError) {
+      try commitPending()
+    } catch {
+      throw .keyStore(error)
+    }
+  }
+
   /// Takes over `entry`, a key of another store (a migration copies a log's keys to its new
   /// log), under the same id; durable when it returns.
   mutating func adopt(_ entry: Entry) throws(KeyStoreError) {
     guard keys[entry.id] == nil else { return }
     try appendDurably(Self.line(for: entry))
-    keys[entry.id] = entry
-    keysByContact[entry.contact, default: []].append(entry.id)
+    remember(entry)
   }
 
   /// Takes over the tombstone of a key another store destroyed.

@@ -131,27 +131,18 @@ public struct LogMigration: Sendable {
       }
       if buffer.count >= 1 << 20 {
         // The keys made for these lines, in one write and one sync, before the lines.
-        try Self.commitKeys(&store)
+        try store.commitPendingKeys()
         try buffer.withUnsafeBytes { try file.writeAll($0) }
         buffer.removeAll(keepingCapacity: true)
       }
       return true
     }
-    try Self.commitKeys(&store)
+    try store.commitPendingKeys()
     try buffer.withUnsafeBytes { try file.writeAll($0) }
     summary.keysMade = store.keys.count - keysBefore
     KeyStoreCache.update(store, forLog: output)
     summary.comparedAt = Self.spread(writeEnds, count: comparisonPoints)
     return summary
-  }
-
-  /// Writes and syncs the keys made since the last call.
-  private static func commitKeys(_ store: inout KeyStore) throws {
-    do throws(KeyStoreError) {
-      try store.commitPending()
-    } catch {
-      throw EngineError.keyStore(error)
-    }
   }
 
   /// Up to `count` of `candidates`, evenly spread, always with the last.

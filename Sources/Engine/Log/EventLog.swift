@@ -636,11 +636,7 @@ public final class EventLog: Sendable {
     }
     // The new keys, all in one write and one sync, before any event sealed under them is
     // written; nothing reaches the key store when a payload above was refused.
-    do throws(KeyStoreError) {
-      try store.commitPending()
-    } catch {
-      throw EngineError.keyStore(error)
-    }
+    try store.commitPendingKeys()
     KeyStoreCache.update(store, forLog: path)
   }
 

@@ -177,7 +177,7 @@ public struct Replayer: Sendable {
     // Sealed contact payloads are opened on the reading thread, ahead of the fold, when the
     // log has a key store and the contacts are folded: the fold's thread is the slower one.
     let prefetch =
-      (wantedCategories.map { $0.contains(Self.categories[ContactList.name] ?? []) } ?? true)
+      (wanted?.contains(ContactList.name) ?? true)
         && KeyStoreCache.identity(of: KeyStore.path(forLog: reader.path)) != nil
       ? SealedPrefetch(logPath: reader.path, categories: wantedCategories) : nil
     let reading: (@Sendable (EventLine) -> Void)? =
@@ -340,14 +340,14 @@ public struct Replayer: Sendable {
     return false
   }
 
-  /// The newest checkpoint usable for `point` (at or before `target`, the seq it resolves
-  /// to), loaded and checked; unusable ones are explained and added to `rejected`, so that a
-  /// save at their seq replaces them (they are kept until then: one past the log's end is
-  /// evidence that the log lost events, which `verify` and the end-of-log warning report).
   /// Replays at least this long read the key store's index ahead, beside the checkpoint's
   /// load; shorter ones find their few keys line by line.
   static let keyIndexAheadEvents: Int64 = 4_096
 
+  /// The newest checkpoint usable for `point` (at or before `target`, the seq it resolves
+  /// to), loaded and checked; unusable ones are explained and added to `rejected`, so that a
+  /// save at their seq replaces them (they are kept until then: one past the log's end is
+  /// evidence that the log lost events, which `verify` and the end-of-log warning report).
   func startingCheckpoint(
     for point: ReplayPoint, target: Int64?, models: Set<String>?,
     among entries: [CheckpointStore.Entry], rejected: inout Set<Int64>

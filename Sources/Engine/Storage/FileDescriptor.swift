@@ -135,21 +135,27 @@ struct FileDescriptor: Sendable {
   /// Reads exactly `count` bytes at `offset`, or fewer only at the end of the file.
   func readFully(count: Int, at offset: Int64) throws(EngineError) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
+    let filled = try bytes.withUnsafeMutableBytes { buffer in
+      Result { () throws(EngineError) in try fill(buffer, at: offset) }
+    }.get()
+    bytes.removeLast(count - filled)
+    return bytes
+  }
+
+  /// Reads into all of `buffer` from `offset`, stopping early only at the end of the file.
+  /// - Returns: how many bytes were read.
+  private func fill(
+    _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64
+  ) throws(EngineError) -> Int {
+    guard let base = buffer.baseAddress else { return 0 }
     var filled = 0
-    while filled < count {
-      let result = bytes.withUnsafeMutableBytes { buffer in
-        Result { () throws(EngineError) in
-          // `count > filled >= 0`, so the buffer is not empty and has an address.
-          guard let base = buffer.baseAddress else { return 0 }
-          return try read(into: base + filled, count: count - filled, at: offset + Int64(filled))
-        }
-      }
-      let got = try result.get()
+    while filled < buffer.count {
+      let got = try read(
+        into: base + filled, count: buffer.count - filled, at: offset + Int64(filled))
       if got == 0 { break }
       filled += got
     }
-    bytes.removeLast(count - filled)
-    return bytes
+    return filled
   }
 
   /// Every byte of the file at `path`, read straight into the array: one `pread` loop into a
@@ -165,22 +171,16 @@ struct FileDescriptor: Sendable {
     }
     var failure: EngineError?
     let bytes = [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, initialized in
-      initialized = 0
-      guard let base = buffer.baseAddress else { return }
-      HugePages.advise(UnsafeMutableRawBufferPointer(buffer))
-      while initialized < buffer.count {
-        do throws(EngineError) {
-          let got = try file.read(
-            into: base + initialized, count: buffer.count - initialized, at: Int64(initialized))
-          guard got > 0 else {
-            failure = .io(path: path, operation: "read (the file shrank)", code: EIO)
-            return
-          }
-          initialized += got
-        } catch {
-          failure = error
-          return
+      let raw = UnsafeMutableRawBufferPointer(buffer)
+      HugePages.advise(raw)
+      do throws(EngineError) {
+        initialized = try file.fill(raw, at: 0)
+        if initialized < buffer.count {
+          failure = .io(path: path, operation: "read (the file shrank)", code: EIO)
         }
+      } catch {
+        initialized = 0
+        failure = error
       }
     }
     if let failure { throw failure }

@@ -1,3 +1,5 @@
+@_spi(Tables) import Events
+
 /// Reads values written by ``BinaryWriter`` (see there for the encoding), checking every read.
 ///
 /// A read that runs past the end throws ``ProjectionsError/truncatedCheckpoint(what:offset:needed:available:)``;
@@ -135,12 +137,8 @@ public struct BinaryReader: Sendable {
     let start = offset
     let length = try readLength(what)
     let textStart = offset
-    let text = bytes.withUnsafeBufferPointer { buffer in
-      let utf8 = UnsafeBufferPointer(rebasing: buffer[textStart..<textStart + length])
-      // ASCII needs no validation, and `String(decoding:)` is the stdlib's fastest path; the
-      // generic `String(validating:)` costs a metadata lookup a call.
-      return Self.isASCII(utf8)
-        ? String(decoding: utf8, as: UTF8.self) : String(validating: utf8, as: UTF8.self)
+    let text = bytes.withUnsafeBytes { raw in
+      UTF8Text.string(UnsafeRawBufferPointer(rebasing: raw[textStart..<textStart + length]))
     }
     guard let text else {
       throw invalid(what.description, expected: "UTF-8 text", found: "invalid UTF-8", at: start)
@@ -158,10 +156,8 @@ public struct BinaryReader: Sendable {
     let start = offset
     let length = try readLength(what)
     let textStart = offset
-    let isValid = bytes.withUnsafeBufferPointer { buffer in
-      let utf8 = UnsafeBufferPointer(rebasing: buffer[textStart..<textStart + length])
-      // Text outside ASCII is rare in checkpoints; the stdlib's validation makes a `String`.
-      return Self.isASCII(utf8) || String(validating: utf8, as: UTF8.self) != nil
+    let isValid = bytes.withUnsafeBytes { raw in
+      UTF8Text.isValid(UnsafeRawBufferPointer(rebasing: raw[textStart..<textStart + length]))
     }
     guard isValid else {
       throw invalid(what.description, expected: "UTF-8 text", found: "invalid UTF-8", at: start)
@@ -183,23 +179,6 @@ public struct BinaryReader: Sendable {
         what: what.description, offset: start, needed: Int(clamping: count), available: available)
     }
     return Int(count)
-  }
-
-  /// Whether every byte is below 0x80, checked eight at a time.
-  private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let base = bytes.baseAddress else { return true }
-    let raw = UnsafeRawPointer(base)
-    var index = 0
-    var high: UInt64 = 0
-    while index + 8 <= bytes.count {
-      high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-      index += 8
-    }
-    while index < bytes.count {
-      high |= UInt64(bytes[index])
-      index += 1
-    }
-    return high & 0x8080_8080_8080_8080 == 0
   }
 
   /// Reads `count` raw bytes.

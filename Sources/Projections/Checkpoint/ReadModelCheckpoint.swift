@@ -1,6 +1,5 @@
 import Dispatch
-import Events
-import Synchronization
+@_spi(Tables) import Events
 
 /// The state of every read model at a position in the log, as bytes for a checkpoint file.
 ///
@@ -74,7 +73,9 @@ public struct ReadModelCheckpoint: Sendable, Equatable {
       models.observations = try sections.decode(ObservationList.self)
       models.animals = try sections.decode(AnimalCatalog.self)
       models.locations = try sections.decode(LocationList.self)
-      models.contacts = try contacts.wait().get()
+      models.contacts = try contacts.wait(
+        orElse: .modelNotInCheckpoint(name: ContactList.name, available: sections.names)
+      ).get()
       self.init(models: models, sequence: sections.sequence, anchor: sections.anchor)
       return
     }
@@ -89,27 +90,11 @@ public struct ReadModelCheckpoint: Sendable, Equatable {
   /// Checkpoints at least this large decode two models at a time.
   static let parallelDecodingThreshold = 256 << 10
 
-  /// A result another thread fills in; `wait()` blocks until it has.
-  final class Pending<Value: Sendable>: Sendable {
-    private let value = Mutex<Result<Value, ProjectionsError>?>(nil)
-    private let ready = DispatchSemaphore(value: 0)
-
-    func fill(_ result: Result<Value, ProjectionsError>) {
-      value.withLock { $0 = result }
-      ready.signal()
-    }
-
-    func wait() -> Result<Value, ProjectionsError> {
-      ready.wait()
-      return value.withLock { $0 } ?? .failure(.modelNotInCheckpoint(name: "?", available: []))
-    }
-  }
-
   /// Decodes one model on a background queue.
   static func decodeInBackground<Model: ReadModel>(
     _ type: Model.Type, from sections: Sections
-  ) -> Pending<Model> {
-    let pending = Pending<Model>()
+  ) -> PendingResult<Model, ProjectionsError> {
+    let pending = PendingResult<Model, ProjectionsError>()
     DispatchQueue.global().async {
       var copy = sections
       pending.fill(Result { () throws(ProjectionsError) in try copy.decode(type) })
