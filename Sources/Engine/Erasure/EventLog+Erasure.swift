@@ -66,14 +66,11 @@ extension EventLog {
         let proposed = decision.events.map {
           EventVocabulary.proposedEvent(.contact($0), metadata: metadata).event
         }
-        let plan = try self.plan(
-          [
-            StreamWrite(
-              stream: stream, expectedVersion: .exactly(Int64(events.count)), events: proposed)
-          ],
-          state: &state)
-        let timestamp = try eventTime(&state)
-        appended = try write(plan, at: timestamp, chunkSize: Int.max, state: &state).first
+        let write = StreamWrite(
+          stream: stream, expectedVersion: .exactly(Int64(events.count)), events: proposed)
+        appended = try writeEvents(
+          [write], chunkSize: Int.max, keepsEvents: true, state: &state
+        ).recorded.first
       }
       let destroyed = try keyStoreStep { () throws(KeyStoreError) in
         try store.erase(contact: id.rawValue)

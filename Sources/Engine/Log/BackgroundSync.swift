@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Runs `fdatasync` on a thread of its own, so that a multi-chunk write encodes its next chunk
-/// while the previous one reaches the disk. `wait()` returns once the sync started last has
+/// Runs `fdatasync` on a thread of its own, so that a multi-chunk write checks and encodes its
+/// next chunk while the previous one reaches the disk. `wait()` returns once the sync started last has
 /// finished, and throws its error if it failed.
 ///
 /// Each side spins for a short while (``spinLimit``) before it sleeps: at 100 events a chunk a

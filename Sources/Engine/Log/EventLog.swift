@@ -210,36 +210,28 @@ public final class EventLog: Sendable {
   @discardableResult
   public func append(_ writes: [StreamWrite]) throws -> [Outcome] {
     try withLockedLog { state in
-      var plan = try self.plan(writes, state: &state)
-      guard !plan.newEvents.isEmpty else { return plan.outcomes(appended: []) }
-      try sealPersonalData(&plan, state: &state)
-      let timestamp = try eventTime(&state)
-      let recorded = try write(plan, at: timestamp, chunkSize: Int.max, state: &state)
-      saveIndexIfDue(&state)
-      return plan.outcomes(appended: recorded)
+      let written = try writeEvents(writes, chunkSize: Int.max, keepsEvents: true, state: &state)
+      if written.appendedCount > 0 { saveIndexIfDue(&state) }
+      return written.outcomes
     }
   }
 
   /// Appends many writes as one atomic write, synced once per `chunkSize` events (group
   /// commit): the import is committed when its last chunk is synced, and a crash before that
   /// leaves nothing of it once the log is reopened.
+  ///
+  /// Each chunk is checked, sealed and encoded while the one before it syncs; an event that
+  /// fails a check cuts the log back to where it was, so a bad event anywhere still leaves the
+  /// log (and the key store) as they were.
   @discardableResult
   public func importEvents(_ writes: [StreamWrite], chunkSize: Int = 1000) throws -> ImportSummary {
     precondition(chunkSize > 0, "chunk size must be positive")
     return try withLockedLog { state in
-      var plan = try self.plan(writes, state: &state)
-      let duplicates = plan.duplicateCount
-      guard !plan.newEvents.isEmpty else {
-        return ImportSummary(appendedCount: 0, duplicateCount: duplicates, sequences: nil)
-      }
-      try sealPersonalData(&plan, state: &state)
-      let timestamp = try eventTime(&state)
-      let first = state.index.lastSequence + 1
-      _ = try write(plan, at: timestamp, chunkSize: chunkSize, state: &state, keepEvents: false)
-      saveIndexIfDue(&state)
+      let written = try writeEvents(writes, chunkSize: chunkSize, keepsEvents: false, state: &state)
+      if written.appendedCount > 0 { saveIndexIfDue(&state) }
       return ImportSummary(
-        appendedCount: plan.newEvents.count, duplicateCount: duplicates,
-        sequences: first...state.index.lastSequence)
+        appendedCount: written.appendedCount, duplicateCount: written.duplicateCount,
+        sequences: written.sequences)
     }
   }
 
@@ -415,231 +407,6 @@ public final class EventLog: Sendable {
     return last
   }
 
-  // MARK: Planning and writing
-
-  /// A validated write: which events are new (with their stream and version) and which are
-  /// duplicates of events already in the log.
-  struct Plan {
-    struct NewEvent {
-      var stream: String
-      var version: Int64
-      var event: ProposedEvent
-    }
-
-    enum Slot {
-      case new(Int)
-      case duplicate(RecordedEvent)
-    }
-
-    var newEvents: [NewEvent] = []
-    var slots: [Slot] = []
-
-    var duplicateCount: Int {
-      slots.count { if case .duplicate = $0 { true } else { false } }
-    }
-
-    func outcomes(appended: [RecordedEvent]) -> [Outcome] {
-      slots.map { slot in
-        switch slot {
-        case .new(let index): Outcome(event: appended[index], isDuplicate: false)
-        case .duplicate(let existing): Outcome(event: existing, isDuplicate: true)
-        }
-      }
-    }
-  }
-
-  func plan(_ writes: [StreamWrite], state: inout State) throws -> Plan {
-    var plan = Plan()
-    // Keyed by the name's bytes, as the log is: `String` would merge "é" and "e\u{301}".
-    var pendingVersions: [StreamTable.Name: Int64] = [:]
-    var idsInWrite: [EventID: String] = [:]
-    let total = writes.reduce(0) { $0 + $1.events.count }
-    pendingVersions.reserveCapacity(writes.count)
-    idsInWrite.reserveCapacity(total)
-    plan.newEvents.reserveCapacity(total)
-    plan.slots.reserveCapacity(total)
-    guard let file = state.file else { return plan }
-    var position = 0
-    for write in writes {
-      if let problem = EnvelopeRules.problem(withStreamName: write.stream) {
-        throw EngineError.invalidEvent(location: nil, problem: problem)
-      }
-      var versionChecked = false
-      for event in write.events {
-        position += 1
-        // Said only in errors, so made only for them.
-        let place = position
-        var location: String? { total > 1 ? "event \(place) of \(total)" : nil }
-        try validate(event, location: location)
-        if let id = event.id {
-          if let offset = try state.index.lineOffset(of: id) {
-            let existing = try recordedEvent(in: file, at: offset)
-            if let difference = difference(between: existing, and: event, stream: write.stream) {
-              throw EngineError.duplicateEventID(
-                id: id, existingSequence: existing.sequence, difference: difference)
-            }
-            plan.slots.append(.duplicate(existing))
-            continue
-          }
-          if let other = idsInWrite.updateValue(write.stream, forKey: id) {
-            throw EngineError.invalidEvent(
-              location: location,
-              problem: "event id \(id) appears twice in this write (also for stream '\(other)')")
-          }
-        }
-        // A stream met before in this write: one lookup reads and advances its version (a
-        // failed check throws the whole plan away).
-        let current: Int64
-        let pendingKey = StreamTable.Name(rawValue: write.stream)
-        if let known = pendingVersions.index(forKey: pendingKey) {
-          current = pendingVersions.values[known]
-          pendingVersions.values[known] = current + 1
-        } else {
-          current = try state.index.version(of: write.stream)
-          pendingVersions[pendingKey] = current + 1
-        }
-        if !versionChecked {
-          guard write.expectedVersion.isSatisfied(byStreamVersion: current) else {
-            throw EngineError.versionConflict(
-              stream: write.stream, expected: write.expectedVersion, actual: current)
-          }
-          versionChecked = true
-        }
-        plan.slots.append(.new(plan.newEvents.count))
-        plan.newEvents.append(
-          Plan.NewEvent(stream: write.stream, version: current + 1, event: event))
-      }
-    }
-    return plan
-  }
-
-  /// Checks what the envelope needs of an event; its type's vocabulary is the caller's concern.
-  private func validate(_ event: ProposedEvent, location: @autoclosure () -> String?) throws {
-    if let problem = EnvelopeRules.problem(withTypeName: event.type) {
-      throw EngineError.invalidEvent(location: location(), problem: problem)
-    }
-    guard event.schemaVersion >= 1 else {
-      throw EngineError.invalidEvent(
-        location: location(), problem: "schema version \(event.schemaVersion) is not ≥ 1")
-    }
-    try event.data.withUnsafeBytes { bytes in
-      var cursor = JSONCursor(bytes)
-      guard cursor.peek() == 0x7B else {
-        throw EngineError.invalidEvent(
-          location: location(),
-          problem:
-            "data must be a JSON object, found \(bytes.count == 0 ? "nothing" : "another value")")
-      }
-      do {
-        try cursor.skipValue()
-        try cursor.expectEnd()
-      } catch {
-        throw EngineError.invalidEvent(
-          location: location(), problem: "data is not valid JSON: \(error)")
-      }
-      if let base = bytes.baseAddress,
-        memchr(base, 0x0A, bytes.count) != nil || memchr(base, 0x0D, bytes.count) != nil
-      {
-        throw EngineError.invalidEvent(
-          location: location(), problem: "data must be compact JSON without line breaks")
-      }
-    }
-  }
-
-  /// Why `proposed` is not the same event as `existing`, or `nil` when it is.
-  private func difference(
-    between existing: RecordedEvent, and proposed: ProposedEvent, stream: String
-  ) -> String? {
-    if existing.stream != stream {
-      return "stream '\(existing.stream)' there, '\(stream)' here"
-    }
-    if existing.type != proposed.type {
-      return "type '\(existing.type)' there, '\(proposed.type)' here"
-    }
-    if existing.data != proposed.data,
-      !sameAfterOpening(existing, proposed)
-    {
-      return
-        "data \(existing.dataText) there, \(String(decoding: proposed.data, as: UTF8.self)) here"
-    }
-    return nil
-  }
-
-  /// Whether `existing`, a sealed contact event, holds what `proposed` (its plaintext form,
-  /// as a retried write offers it again) holds.
-  private func sameAfterOpening(_ existing: RecordedEvent, _ proposed: ProposedEvent) -> Bool {
-    guard existing.schemaVersion == 2, proposed.schemaVersion == 1,
-      PersonalData.carriesPersonalData(type: proposed.type),
-      let opened = try? PersonalData.decode(existing, logPath: path),
-      let offered = try? EventVocabulary.decode(
-        type: proposed.type, schemaVersion: 1, data: proposed.data, strict: false)
-    else { return false }
-    return opened.withoutSeal == offered
-  }
-
-  /// Seals the personal data of the plan's schema 1 contact events (their ids fixed here, as
-  /// the seal is bound to them), making and syncing the keys first; checks that schema 2
-  /// contact events offered as they are open with this log's keys.
-  func sealPersonalData(_ plan: inout Plan, state: inout State) throws {
-    var indices: [Int] = []
-    for index in plan.newEvents.indices
-    where PersonalData.carriesPersonalData(type: plan.newEvents[index].event.type) {
-      indices.append(index)
-    }
-    guard !indices.isEmpty else { return }
-    var store = try KeyStoreCache.store(forLog: path)
-    let firstSequence = state.index.lastSequence + 1
-    var seeded = configuration.sealingSeed.map {
-      GeneratorRandom(seed: "\($0)/personal-data/\(firstSequence)")
-    }
-    var keys = PersonalData.KeyRing(logPath: path)
-    for index in indices {
-      let sequence = firstSequence + Int64(index)
-      let event = plan.newEvents[index].event
-      let stream = plan.newEvents[index].stream
-      let id: EventID
-      if let given = event.id {
-        id = given
-      } else {
-        id = configuration.makeEventID(sequence)
-        if let existing = try state.index.lineOffset(of: id) {
-          throw EngineError.invalidEvent(
-            location: nil,
-            problem:
-              "the id generator made \(id) for seq \(sequence), but the line at byte \(existing) has it; use another --id-seed"
-          )
-        }
-      }
-      switch event.schemaVersion {
-      case 1:
-        plan.newEvents[index].event.data = try PersonalData.seal(
-          event.data, type: event.type, id: id, stream: stream, store: &store, seeded: &seeded)
-        plan.newEvents[index].event.schemaVersion = 2
-        plan.newEvents[index].event.id = id
-      default:
-        // Offered sealed (a copy of another log's line, say): it must open here.
-        do {
-          if let decoded = try EventVocabulary.decode(
-            type: event.type, schemaVersion: event.schemaVersion, data: event.data, strict: false)
-          {
-            _ = try PersonalData.open(
-              decoded, id: id, stream: stream, sequence: sequence, keys: &keys)
-          }
-        } catch {
-          throw EngineError.invalidEvent(
-            location: nil,
-            problem:
-              "a schema \(event.schemaVersion) \(event.type) holds data sealed under a key of this log's key store, and this one does not open with it (\(error)); append its schema 1 (plaintext) form and the log seals it"
-          )
-        }
-      }
-    }
-    // The new keys, all in one write and one sync, before any event sealed under them is
-    // written; nothing reaches the key store when a payload above was refused.
-    try store.commitPendingKeys()
-    KeyStoreCache.update(store, forLog: path)
-  }
-
   /// Reads the event whose line starts at `offset`.
   func recordedEvent(in file: FileDescriptor, at offset: Int64) throws -> RecordedEvent {
     try Self.recordedEvent(in: file, at: offset, path: path)
@@ -675,104 +442,5 @@ public final class EventLog: Sendable {
       }
       length *= 4
     }
-  }
-
-  /// Encodes and writes the plan's new events, syncing after every `chunkSize` events; on any
-  /// failure the file is cut back to where it was.
-  func write(
-    _ plan: Plan, at timestamp: Timestamp, chunkSize: Int, state: inout State,
-    keepEvents: Bool = true
-  ) throws -> [RecordedEvent] {
-    guard let file = state.file else { return [] }
-    let start = state.index.committedEnd
-    let firstSequence = state.index.lastSequence + 1
-    let lastSequence = firstSequence + Int64(plan.newEvents.count) - 1
-    let batch = plan.newEvents.count > 1 ? firstSequence...lastSequence : nil
-    var recorded: [RecordedEvent] = []
-    if keepEvents { recorded.reserveCapacity(plan.newEvents.count) }
-    var offsets: [(EventID, Int64)] = []
-    offsets.reserveCapacity(plan.newEvents.count)
-    var buffer = state.lineBuffer
-    buffer.removeAll(keepingCapacity: true)
-    // Every event of one write shares its time: format it once.
-    var timestampText: [UInt8] = []
-    timestamp.appendText(to: &timestampText)
-    var written = start
-    var syncer: BackgroundSync?
-    do {
-      var sequence = firstSequence
-      for index in plan.newEvents.indices {
-        // Read in place: copying each planned event would retain and release its strings.
-        let id = plan.newEvents[index].event.id ?? configuration.makeEventID(sequence)
-        if plan.newEvents[index].event.id == nil, let existing = try state.index.lineOffset(of: id)
-        {
-          throw EngineError.invalidEvent(
-            location: nil,
-            problem:
-              "the id generator made \(id) for seq \(sequence), but the line at byte \(existing) has it; use another --id-seed"
-          )
-        }
-        offsets.append((id, written + Int64(buffer.count)))
-        plan.newEvents[index].event.data.withUnsafeBytes { data in
-          LogLineCodec.encode(
-            sequence: sequence, id: id, stream: plan.newEvents[index].stream,
-            version: plan.newEvents[index].version, type: plan.newEvents[index].event.type,
-            schemaVersion: plan.newEvents[index].event.schemaVersion, timestamp: timestampText,
-            batch: batch, metadata: plan.newEvents[index].event.metadata, data: data, into: &buffer)
-        }
-        if keepEvents {
-          let new = plan.newEvents[index]
-          recorded.append(
-            RecordedEvent(
-              sequence: sequence, id: id, stream: new.stream, version: new.version,
-              type: new.event.type, schemaVersion: new.event.schemaVersion, timestamp: timestamp,
-              batch: batch, metadata: new.event.metadata, data: new.event.data))
-        }
-        sequence += 1
-        if (index + 1) % chunkSize == 0 || index + 1 == plan.newEvents.count {
-          try buffer.withUnsafeBytes { try file.writeAll($0) }
-          if configuration.syncPolicy == .always {
-            if index + 1 == plan.newEvents.count {
-              // The last chunk: wait for the one before it, then sync the rest here.
-              try syncer?.wait()
-              try file.synchronize()
-            } else {
-              // Group commit with overlap: this chunk syncs in the background while the next
-              // one is encoded and written (at most one sync in flight).
-              let background = syncer ?? BackgroundSync()
-              syncer = background
-              try background.wait()
-              background.start(file)
-            }
-          }
-          written += Int64(buffer.count)
-          buffer.removeAll(keepingCapacity: true)
-        }
-      }
-    } catch {
-      // A background sync may still run: let it finish before cutting the file back.
-      try? syncer?.wait()
-      // Leave the log as it was: nothing of this write stays.
-      try? file.truncate(to: start)
-      if configuration.syncPolicy == .always { try? file.synchronize() }
-      throw error
-    }
-    if !state.directorySynced, configuration.syncPolicy == .always {
-      // The file may be new: make its directory entry durable too (once per writer).
-      FileDescriptor.synchronizeDirectory(containing: path)
-      state.directorySynced = true
-    }
-    // Only now, with everything written and synced, does the index take the events in.
-    state.lineBuffer = buffer.count > 1 << 20 ? [] : buffer
-    state.index.eventOffsets.reserveCapacity(state.index.eventOffsets.count + offsets.count)
-    for (index, (id, offset)) in offsets.enumerated() {
-      state.index.addAppended(
-        offset, stream: plan.newEvents[index].stream, version: plan.newEvents[index].version,
-        id: id)
-    }
-    state.index.lastSequence = lastSequence
-    state.index.committedEnd = written
-    state.lastTimestamp = timestamp
-    return recorded
   }
 }

@@ -1,0 +1,167 @@
+import Foundation
+import Projections
+import Testing
+
+@testable import Engine
+@testable import Events
+
+/// Imports are checked, sealed and written a chunk at a time, each chunk while the one before
+/// it syncs: a bad event in a later chunk must still leave the log and its key store as they
+/// were, and the chunking must not change a byte of what is written.
+@Suite struct ChunkedImportTests {
+  /// Synced (so that chunks sync in the background), with seeded sealing (so that two logs
+  /// written alike hold the same bytes).
+  func configuration() -> EventLog.Configuration {
+    var configuration = testConfiguration()
+    configuration.syncPolicy = .always
+    configuration.sealingSeed = "chunks"
+    return configuration
+  }
+
+  /// 30 single-event writes: a new contact every third event (plaintext, so sealing makes a
+  /// key for each), the rest favourites and notes on other streams.
+  func writes() -> [EventLog.StreamWrite] {
+    (1...30).map { number in
+      if number % 3 == 1 {
+        let record = ContactRecord(
+          id: ContactID(unchecked: "c\(number)"), name: "Contact \(number)",
+          emailAddress: "c\(number)@example.com", phone: PhoneNumbers(work: "555-01\(number)"))
+        let (stream, event) = EventVocabulary.proposedEvent(
+          .contact(.added(ContactAdded(record: record))))
+        return EventLog.StreamWrite(stream: stream, events: [event])
+      }
+      return EventLog.StreamWrite(
+        stream: "note-\(number % 4)", events: [proposed("Noted", #"{"n":\#(number)}"#)])
+    }
+  }
+
+  /// A log with a contact already in it (so the key store exists) and a few other events.
+  func seededLog(_ path: String) throws -> EventLog {
+    let log = try EventLog(path: path, configuration: configuration())
+    let record = ContactRecord(id: ContactID(unchecked: "13"), name: "Miss Piggy")
+    let (stream, event) = EventVocabulary.proposedEvent(
+      .contact(.added(ContactAdded(record: record))), id: EventID(high: 7, low: 7))
+    try log.append([event], to: stream)
+    try log.append([proposed("Noted", #"{"n":0}"#)], to: "note-0")
+    return log
+  }
+
+  enum BadEvent: CaseIterable {
+    case invalidData, versionConflict, changedDuplicate, idTwice, sealedElsewhere, badStreamName
+  }
+
+  /// The 30 writes with one bad event at position 23 (the fifth chunk of 5).
+  func writes(with bad: BadEvent) -> [EventLog.StreamWrite] {
+    var writes = writes()
+    switch bad {
+    case .invalidData:
+      writes[22].events[0].data = Array(#"{"n":}"#.utf8)
+    case .versionConflict:
+      writes[22].expectedVersion = .exactly(99)
+    case .changedDuplicate:
+      // The id of the contact already in the log, with other data.
+      writes[22].events[0].id = EventID(high: 7, low: 7)
+    case .idTwice:
+      writes[2].events[0].id = EventID(high: 5, low: 5)
+      writes[22].events[0].id = EventID(high: 5, low: 5)
+    case .sealedElsewhere:
+      // A schema 2 contact event whose seal names a key this log's store does not hold.
+      writes[21].events[0].schemaVersion = 2
+      writes[21].events[0].data = Array(
+        #"{"id":"c22","companyName":"","isFavorite":false,"sealed":{"key":"00000000000000ff","record":"AAAA"}}"#
+          .utf8)
+    case .badStreamName:
+      writes[22].stream = "bad stream\n"
+    }
+    return writes
+  }
+
+  @Test(arguments: BadEvent.allCases)
+  func aBadEventInALaterChunkLeavesTheLogAndItsKeysAsTheyWere(_ bad: BadEvent) throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/events.jsonl"
+      let log = try seededLog(path)
+      let logBefore = try fileBytes(path)
+      let keysBefore = try fileBytes(KeyStore.path(forLog: path))
+      #expect(throws: EngineError.self) {
+        try log.importEvents(writes(with: bad), chunkSize: 5)
+      }
+      // Four chunks were written (and three synced) before the bad one: all cut back, and
+      // none of the seven keys their contacts were sealed under reached the store.
+      #expect(try fileBytes(path) == logBefore)
+      #expect(try fileBytes(KeyStore.path(forLog: path)) == keysBefore)
+      #expect(log.lastSequence == 2)
+      // The writer goes on from where it was.
+      let summary = try log.importEvents(writes(), chunkSize: 5)
+      #expect(summary.sequences == 3...32)
+      let events = try readAll(path)
+      #expect(events.map(\.sequence) == Array(1...32))
+      #expect(Set(events.dropFirst(2).map(\.batch)) == [3...32])
+      #expect(try KeyStore(logPath: path).keys.count == 11)
+    }
+  }
+
+  @Test func theChunkSizeChangesNoByte() throws {
+    try withTemporaryDirectory { directory in
+      var logs: [[UInt8]] = []
+      var keys: [[UInt8]] = []
+      for chunk in [1, 4, 7, 30, Int.max] {
+        let path = directory + "/events-\(chunk).jsonl"
+        let log = try seededLog(path)
+        let summary = try log.importEvents(writes(), chunkSize: chunk)
+        #expect(
+          summary == EventLog.ImportSummary(appendedCount: 30, duplicateCount: 0, sequences: 3...32)
+        )
+        logs.append(try fileBytes(path))
+        keys.append(try fileBytes(KeyStore.path(forLog: path)))
+        var models = ReadModels()
+        for event in try readAll(path) { try models.fold(event, path: path) }
+        #expect(models.contacts.contact(ContactID(unchecked: "c28"))?.name == "Contact 28")
+      }
+      #expect(Set(logs).count == 1)
+      #expect(Set(keys).count == 1)
+    }
+  }
+
+  @Test func duplicatesBetweenAndAfterTheNewEventsAreCheckedAndSkipped() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/events.jsonl"
+      let log = try EventLog(path: path, configuration: configuration())
+      let first = (1...6).map { number in
+        EventLog.StreamWrite(
+          stream: "note-\(number)",
+          events: [
+            proposed("Noted", #"{"n":\#(number)}"#, id: EventID(high: 1, low: UInt64(number)))
+          ])
+      }
+      try log.importEvents(first, chunkSize: 2)
+      // New events with the first six offered again among them and after them.
+      var mixed: [EventLog.StreamWrite] = []
+      for number in 1...6 {
+        mixed.append(first[number - 1])
+        mixed.append(
+          EventLog.StreamWrite(stream: "other", events: [proposed("Noted", #"{"m":\#(number)}"#)]))
+      }
+      mixed += first
+      let summary = try log.importEvents(mixed, chunkSize: 4)
+      #expect(
+        summary == EventLog.ImportSummary(appendedCount: 6, duplicateCount: 12, sequences: 7...12))
+      let events = try readAll(path)
+      #expect(events.count == 12)
+      #expect(events.dropFirst(6).map(\.version) == Array(1...6))
+      #expect(Set(events.dropFirst(6).map(\.batch)) == [7...12])
+      // A duplicate after the last new event whose data differs: refused, nothing written.
+      let before = try fileBytes(path)
+      var changed = mixed
+      changed[changed.count - 1].events[0].data = Array(#"{"n":60}"#.utf8)
+      changed.append(
+        EventLog.StreamWrite(stream: "other", events: [proposed("Noted", #"{"m":7}"#)]))
+      #expect(throws: EngineError.self) { try log.importEvents(changed, chunkSize: 4) }
+      #expect(try fileBytes(path) == before)
+      // Appends report each event, duplicates included, in order.
+      let outcomes = try log.append([first[0], mixed[1], first[1]])
+      #expect(outcomes.map(\.isDuplicate) == [true, false, true])
+      #expect(outcomes.map(\.event.sequence) == [1, 13, 2])
+    }
+  }
+}
