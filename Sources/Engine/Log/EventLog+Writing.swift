@@ -1,4 +1,4 @@
-import Events
+@_spi(Tables) import Events
 import Foundation
 
 #if canImport(Glibc)
@@ -140,8 +140,11 @@ extension EventLog {
     private var eventIndex = 0
     private var position = 0
     private var versionChecked = false
-    /// Keyed by the name's bytes, as the log is: `String` would merge "é" and "e\u{301}".
-    private var pendingVersions: [StreamTable.Name: Int64] = [:]
+    /// The streams this write met so far (keyed by the name's bytes, as the log is: `String`
+    /// would merge "é" and "e\u{301}"), and the version each one's next event gets.
+    private var streams: ByteKeyedTable<StreamTable.Name>
+    private var streamNames: [StreamTable.Name] = []
+    private var nextVersions: [Int64] = []
     private var idsInWrite: [EventID: String] = [:]
 
     init(_ writes: [StreamWrite], index: borrowing LogIndex, keepsSlots: Bool) throws {
@@ -160,7 +163,7 @@ extension EventLog {
       self.total = total
       knownIDs = known
       newCount = total - known.count
-      pendingVersions.reserveCapacity(min(writes.count, 1 << 16))
+      streams = ByteKeyedTable(minimumCapacity: min(writes.count, 4096))
       idsInWrite.reserveCapacity(total - known.count)
       if keepsSlots { slots.reserveCapacity(total) }
     }
@@ -213,15 +216,7 @@ extension EventLog {
           }
           // A stream met before in this write: one lookup reads and advances its version (a
           // failed check throws the whole write away).
-          let current: Int64
-          let pendingKey = StreamTable.Name(rawValue: write.stream)
-          if let known = pendingVersions.index(forKey: pendingKey) {
-            current = pendingVersions.values[known]
-            pendingVersions.values[known] = current + 1
-          } else {
-            current = try state.index.version(of: write.stream)
-            pendingVersions[pendingKey] = current + 1
-          }
+          let current = try nextVersion(of: write.stream, index: state.index)
           if !versionChecked {
             guard write.expectedVersion.isSatisfied(byStreamVersion: current) else {
               throw EngineError.versionConflict(
@@ -238,6 +233,26 @@ extension EventLog {
         eventIndex = 0
       }
       return plan
+    }
+
+    /// The version of `stream` before its next event in this write, counted on from the log's.
+    private mutating func nextVersion(of stream: String, index: borrowing LogIndex) throws -> Int64
+    {
+      var name = stream
+      return try name.withUTF8 { utf8 in
+        let bytes = UnsafeRawBufferPointer(utf8)
+        let hash = ByteKeyedTable<StreamTable.Name>.hash(bytes)
+        if let known = streams.position(ofBytes: bytes, hash: hash, in: streamNames) {
+          defer { nextVersions[known] += 1 }
+          return nextVersions[known]
+        }
+        let current = try index.version(of: stream)
+        let end = streamNames.count
+        _ = streams.position(ofBytes: bytes, hash: hash, in: streamNames, insertingAt: end)
+        streamNames.append(StreamTable.Name(rawValue: stream))
+        nextVersions.append(current + 1)
+        return current
+      }
     }
   }
 

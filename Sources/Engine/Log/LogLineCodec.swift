@@ -41,56 +41,83 @@ enum LogLineCodec {
   }
 
   /// Appends one line, with `at` already in its 24-character form.
+  ///
+  /// The line is written through a pointer into room made for it first (`room` bytes, trimmed
+  /// to what was written), not appended piece by piece: an append to an array checks its
+  /// capacity and uniqueness every time, about 20 times a line.
   static func encode(
     sequence: Int64, id: EventID, stream: String, version: Int64, type: String, schemaVersion: Int,
     timestamp: [UInt8], batch: ClosedRange<Int64>?, metadata: EventMetadata,
     data: UnsafeRawBufferPointer, into bytes: inout [UInt8]
   ) {
     let start = bytes.count
-    append("{\"seq\":", to: &bytes)
-    JSONWriter.appendDecimal(sequence, to: &bytes)
-    append(",\"id\":\"", to: &bytes)
-    id.appendText(to: &bytes)
-    append("\",\"stream\":", to: &bytes)
-    appendQuoted(stream, to: &bytes)
-    append(",\"version\":", to: &bytes)
-    JSONWriter.appendDecimal(version, to: &bytes)
-    append(",\"type\":", to: &bytes)
-    appendQuoted(type, to: &bytes)
-    append(",\"schema\":", to: &bytes)
-    JSONWriter.appendDecimal(Int64(schemaVersion), to: &bytes)
-    append(",\"at\":\"", to: &bytes)
-    bytes.append(contentsOf: timestamp)
-    bytes.append(0x22)
-    if let batch {
-      append(",\"batch\":[", to: &bytes)
-      JSONWriter.appendDecimal(batch.lowerBound, to: &bytes)
-      bytes.append(0x2C)
-      JSONWriter.appendDecimal(batch.upperBound, to: &bytes)
-      bytes.append(0x5D)
-    }
-    if !metadata.isEmpty {
-      append(",\"meta\":{", to: &bytes)
-      // Field by field: an array of the four pairs would be made and destroyed every line.
-      var first = true
-      if let actor = metadata.actor { appendMember("actor", actor, first: &first, to: &bytes) }
-      if let reason = metadata.reason { appendMember("reason", reason, first: &first, to: &bytes) }
-      if let correlation = metadata.correlation {
-        appendMember("correlation", correlation, first: &first, to: &bytes)
+    let room = self.room(
+      stream: stream, type: type, metadata: metadata, timestamp: timestamp, dataCount: data.count)
+    LineBytes.grow(&bytes, by: room)
+    let used = bytes.withUnsafeMutableBufferPointer { buffer -> Int in
+      guard let base = buffer.baseAddress else { return 0 }
+      let lineStart = base + start
+      var line = LineBytes(cursor: lineStart)
+      line.literal("{\"seq\":")
+      line.decimal(sequence)
+      line.literal(",\"id\":\"")
+      id.writeText(to: UnsafeMutableRawPointer(line.cursor))
+      line.cursor += 36
+      line.literal("\",\"stream\":")
+      line.quoted(stream)
+      line.literal(",\"version\":")
+      line.decimal(version)
+      line.literal(",\"type\":")
+      line.quoted(type)
+      line.literal(",\"schema\":")
+      line.decimal(Int64(schemaVersion))
+      line.literal(",\"at\":\"")
+      timestamp.withUnsafeBytes { line.bytes($0) }
+      line.byte(0x22)
+      if let batch {
+        line.literal(",\"batch\":[")
+        line.decimal(batch.lowerBound)
+        line.byte(0x2C)
+        line.decimal(batch.upperBound)
+        line.byte(0x5D)
       }
-      if let causation = metadata.causation {
-        appendMember("causation", causation, first: &first, to: &bytes)
+      if !metadata.isEmpty {
+        line.literal(",\"meta\":{")
+        // Field by field: an array of the four pairs would be made and destroyed every line.
+        var first = true
+        if let actor = metadata.actor { line.member("actor", actor, first: &first) }
+        if let reason = metadata.reason { line.member("reason", reason, first: &first) }
+        if let correlation = metadata.correlation {
+          line.member("correlation", correlation, first: &first)
+        }
+        if let causation = metadata.causation {
+          line.member("causation", causation, first: &first)
+        }
+        line.byte(0x7D)
       }
-      bytes.append(0x7D)
+      line.literal(",\"data\":")
+      line.bytes(data)
+      let crc = CRC32C.checksum(
+        UnsafeRawBufferPointer(start: lineStart, count: line.cursor - lineStart))
+      line.literal(",\"crc\":\"")
+      withUnsafeBytes(of: EventID.hexDigits(crc)) { line.bytes($0) }
+      line.literal("\"}\n")
+      return line.cursor - lineStart
     }
-    append(",\"data\":", to: &bytes)
-    bytes.append(contentsOf: data)
-    let crc = bytes.withUnsafeBytes { buffer in
-      CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[start...]))
-    }
-    append(",\"crc\":\"", to: &bytes)
-    appendHex(crc, to: &bytes)
-    append("\"}\n", to: &bytes)
+    bytes.removeLast(room - used)
+  }
+
+  /// Bytes enough for any line with these fields: the members' names, punctuation and
+  /// numbers (at most 20 digits each) fit in 512; each text byte takes at most 6 escaped.
+  static func room(
+    stream: String, type: String, metadata: EventMetadata, timestamp: [UInt8], dataCount: Int
+  ) -> Int {
+    var text = stream.utf8.count + type.utf8.count
+    text += metadata.actor?.utf8.count ?? 0
+    text += metadata.reason?.utf8.count ?? 0
+    text += metadata.correlation?.utf8.count ?? 0
+    text += metadata.causation?.utf8.count ?? 0
+    return 512 + 6 * text + timestamp.count + dataCount
   }
 
   @inline(__always)
@@ -99,28 +126,98 @@ enum LogLineCodec {
       contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
   }
 
-  static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
-    bytes.append(0x22)
-    var text = text
-    text.withUTF8 { JSONWriter.appendEscaped($0, to: &bytes) }
-    bytes.append(0x22)
-  }
-
   static func appendHex(_ value: UInt32, to bytes: inout [UInt8]) {
     withUnsafeBytes(of: EventID.hexDigits(value)) { bytes.append(contentsOf: $0) }
+  }
+}
+
+/// Writes a line at a pointer, into room made for it beforehand (`LogLineCodec.room`).
+struct LineBytes {
+  var cursor: UnsafeMutablePointer<UInt8>
+
+  /// Zeros to grow an array by with one copy (`Array` has no way to grow uninitialised).
+  nonisolated(unsafe) private static let zeros: UnsafeRawBufferPointer = {
+    let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: 16_384, alignment: 64)
+    zeros.initializeMemory(as: UInt8.self, repeating: 0)
+    return UnsafeRawBufferPointer(zeros)
+  }()
+
+  /// Appends `count` zero bytes to `bytes`.
+  static func grow(_ bytes: inout [UInt8], by count: Int) {
+    var left = count
+    while left > 0 {
+      let piece = min(left, zeros.count)
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: zeros[0..<piece]))
+      left -= piece
+    }
+  }
+
+  @inline(__always)
+  mutating func byte(_ value: UInt8) {
+    cursor.pointee = value
+    cursor += 1
+  }
+
+  @inline(__always)
+  mutating func literal(_ literal: StaticString) {
+    cursor.update(from: literal.utf8Start, count: literal.utf8CodeUnitCount)
+    cursor += literal.utf8CodeUnitCount
+  }
+
+  @inline(__always)
+  mutating func bytes(_ raw: UnsafeRawBufferPointer) {
+    guard let base = raw.baseAddress else { return }
+    UnsafeMutableRawPointer(cursor).copyMemory(from: base, byteCount: raw.count)
+    cursor += raw.count
+  }
+
+  /// The decimal digits of `value`.
+  mutating func decimal(_ value: Int64) {
+    if value < 0 { byte(0x2D) }
+    // Work on the magnitude as unsigned so Int64.min has one.
+    var magnitude = value.magnitude
+    var digits = 1
+    var power: UInt64 = 10
+    while digits < 20, magnitude >= power {
+      digits += 1
+      power = power &* 10
+    }
+    cursor += digits
+    var place = cursor
+    repeat {
+      place -= 1
+      place.pointee = 0x30 + UInt8(magnitude % 10)
+      magnitude /= 10
+    } while magnitude > 0
+  }
+
+  /// `text` in quotes, escaped as JSON strings are (`JSONWriter.escapeSequence`).
+  mutating func quoted(_ text: String) {
+    byte(0x22)
+    var text = text
+    text.withUTF8 { utf8 in
+      var runStart = 0
+      for index in 0..<utf8.count {
+        guard let escape = JSONWriter.escapeSequence(for: utf8[index]) else { continue }
+        bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[runStart..<index])))
+        runStart = index + 1
+        withUnsafeBytes(of: escape.bytes.littleEndian) {
+          bytes(UnsafeRawBufferPointer(rebasing: $0[0..<escape.count]))
+        }
+      }
+      bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count])))
+    }
+    byte(0x22)
   }
 
   /// `"key":"value"`, after a comma unless it is the object's first member.
   @inline(__always)
-  static func appendMember(
-    _ key: StaticString, _ value: String, first: inout Bool, to bytes: inout [UInt8]
-  ) {
-    if !first { bytes.append(0x2C) }
+  mutating func member(_ key: StaticString, _ value: String, first: inout Bool) {
+    if !first { byte(0x2C) }
     first = false
-    bytes.append(0x22)
-    append(key, to: &bytes)
-    append("\":", to: &bytes)
-    appendQuoted(value, to: &bytes)
+    byte(0x22)
+    literal(key)
+    literal("\":")
+    quoted(value)
   }
-
 }

@@ -184,35 +184,47 @@ public struct JSONWriter: Sendable {
   public static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
     var runStart = 0
     for index in 0..<utf8.count {
-      let byte = utf8[index]
-      guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+      guard let escape = escapeSequence(for: utf8[index]) else { continue }
       if runStart < index {
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
       }
       runStart = index + 1
-      bytes.append(0x5C)
-      switch byte {
-      case 0x22: bytes.append(0x22)
-      case 0x5C: bytes.append(0x5C)
-      case 0x0A: bytes.append(0x6E)
-      case 0x0D: bytes.append(0x72)
-      case 0x09: bytes.append(0x74)
-      case 0x08: bytes.append(0x62)
-      case 0x0C: bytes.append(0x66)
-      default:
-        // `\u00XX`, lowercase hex. Each byte is appended on its own: see `appendLiteral`.
-        let high = byte >> 4
-        let low = byte & 0xF
-        bytes.append(0x75)
-        bytes.append(0x30)
-        bytes.append(0x30)
-        bytes.append(high < 10 ? 0x30 + high : 0x57 + high)
-        bytes.append(low < 10 ? 0x30 + low : 0x57 + low)
+      // Byte by byte from the word: see `appendLiteral` for why no array literal.
+      var word = escape.bytes
+      for _ in 0..<escape.count {
+        bytes.append(UInt8(truncatingIfNeeded: word))
+        word >>= 8
       }
     }
     if runStart < utf8.count {
       bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
     }
+  }
+
+  /// How a JSON string holds `byte`, when not as itself: `"`, `\` and the control characters
+  /// are escaped (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`, else `\u00XX` in lowercase hex).
+  /// The sequence's bytes are packed into a word, the first in its lowest byte.
+  @inlinable
+  public static func escapeSequence(for byte: UInt8) -> (bytes: UInt64, count: Int)? {
+    guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { return nil }
+    let second: UInt8
+    switch byte {
+    case 0x22: second = 0x22
+    case 0x5C: second = 0x5C
+    case 0x0A: second = 0x6E
+    case 0x0D: second = 0x72
+    case 0x09: second = 0x74
+    case 0x08: second = 0x62
+    case 0x0C: second = 0x66
+    default:
+      let high = byte >> 4
+      let low = byte & 0xF
+      let highDigit = UInt64(high < 10 ? 0x30 + high : 0x57 + high)
+      let lowDigit = UInt64(low < 10 ? 0x30 + low : 0x57 + low)
+      // `\u00` then the two digits.
+      return (0x3030_755C | highDigit << 32 | lowDigit << 40, 6)
+    }
+    return (0x5C | UInt64(second) << 8, 2)
   }
 
   /// Appends the decimal digits of `value`.
