@@ -293,6 +293,35 @@ import Testing
     }
   }
 
+  /// The line encoder's quoting (`LineBytes.quoted`, a word at a time) writes what the JSON
+  /// writer's escaping writes, for each byte that needs an escape (and a few that do not) at
+  /// every position of texts from 1 to 24 bytes, around a multi-byte character.
+  @Test func theLineEncoderQuotesAsTheJSONWriterEscapes() {
+    let special: [UInt8] = Array(0..<0x20) + [0x22, 0x5C, 0x7F, 0x2F, 0x41]
+    for length in 1...24 {
+      for position in 0..<length {
+        for byte in special {
+          var bytes = Array(repeating: UInt8(ascii: "a"), count: length)
+          bytes[position] = byte
+          var text = String(decoding: bytes, as: UTF8.self)
+          if length > 3 { text += "漢" }
+          var expected: [UInt8] = [0x22]
+          var copy = text
+          copy.withUTF8 { JSONWriter.appendEscaped($0, to: &expected) }
+          expected.append(0x22)
+          let written = [UInt8](unsafeUninitializedCapacity: 6 * text.utf8.count + 2) {
+            buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            var line = LineBytes(cursor: base)
+            line.quoted(text)
+            count = line.cursor - base
+          }
+          #expect(written == expected, "byte \(byte) at \(position) of \(length)")
+        }
+      }
+    }
+  }
+
   @Test func stringsOfUTF8AndEscapesAreReadAsTheFormatSays() throws {
     let fields = try Self.decode(
       Self.line(

@@ -177,7 +177,7 @@ public struct JSONCursor {
   /// "has zero byte" and "has byte less than" bit tricks: borrows only run upwards, so the
   /// lowest flag is always exact.
   @inlinable @inline(__always)
-  static func specialBytes(_ word: UInt64) -> UInt64 {
+  package static func specialBytes(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let highs: UInt64 = 0x8080_8080_8080_8080
     let quotes = word ^ (ones &* 0x22)
