@@ -91,6 +91,12 @@ import Testing
       #expect(try fileBytes(path) == logBefore)
       #expect(try fileBytes(KeyStore.path(forLog: path)) == keysBefore)
       #expect(log.lastSequence == 2)
+      // Its index forgot the events it had taken in: the third event (seq 3) was written and
+      // cut, and "note-2" has events only in the write.
+      let third = EventID(high: 0x1111_0000_0000_4000, low: 0x8000_0000_0000_0003)
+      #expect(try !log.contains(eventID: third))
+      #expect(try log.version(of: "note-2") == 0)
+      #expect(try log.version(of: "note-0") == 1)
       // The writer goes on from where it was.
       let summary = try log.importEvents(writes(), chunkSize: 5)
       #expect(summary.sequences == 3...32)
@@ -98,6 +104,10 @@ import Testing
       #expect(events.map(\.sequence) == Array(1...32))
       #expect(Set(events.dropFirst(2).map(\.batch)) == [3...32])
       #expect(try KeyStore(logPath: path).keys.count == 11)
+      #expect(try log.contains(eventID: third))
+      // Of 1...30, those not 1 more than a multiple of 3 (contacts), by their remainder by 4.
+      #expect(try log.version(of: "note-2") == 6)
+      #expect(try log.version(of: "note-0") == 5)
     }
   }
 

@@ -52,9 +52,9 @@ extension EventLog {
   ///
   /// All or nothing: every line carries the write's whole `batch` (so a crash before the last
   /// chunk's sync leaves an unfinished write, which readers ignore and recovery cuts), an event
-  /// that fails a check cuts the log back to where it was, and the keys that sealing made reach
-  /// the key store only before the last chunk, once every event has been checked. Only then
-  /// does the index take the events in.
+  /// that fails a check cuts the log back to where it was (and drops the index, which took in
+  /// the events written so far), and the keys that sealing made reach the key store only
+  /// before the last chunk, once every event has been checked.
   ///
   /// How many events are new must be known before the first line (it is in `batch`): the ids
   /// already in the log are looked up first, and every other event is new or fails its check.
@@ -103,7 +103,11 @@ extension EventLog {
         try chunkWriter.write(plan, isLast: isLast, log: self, state: &state)
       }
     } catch {
-      writer?.abandon()
+      if let writer, writer.abandon(&state) {
+        // Read again now (the saved index and the log past it), so that `lastSequence` and
+        // the rest answer as they did before the write; failing that, the next use reads it.
+        try? catchUp(file, &state)
+      }
       throw error
     }
     guard let writer else { return written }
@@ -427,8 +431,6 @@ extension EventLog {
     private var written: Int64
     private var buffer: [UInt8]
     private var syncer: BackgroundSync?
-    /// What the index takes in once the write is done.
-    private var appended: [(id: EventID, offset: Int64, stream: String, version: Int64)] = []
     private(set) var recorded: [RecordedEvent] = []
 
     init(
@@ -450,11 +452,15 @@ extension EventLog {
       buffer = state.lineBuffer
       state.lineBuffer = []
       buffer.removeAll(keepingCapacity: true)
-      appended.reserveCapacity(newCount)
+      state.index.eventOffsets.reserveCapacity(state.index.eventOffsets.count + newCount)
       if keepsEvents { recorded.reserveCapacity(newCount) }
     }
 
     /// Encodes and writes the chunk; syncs it in the background, or here when it is the last.
+    ///
+    /// The index takes each event in as it is encoded, while the chunk before syncs, rather
+    /// than all of them after the last sync; readers in this process wait for the write's lock
+    /// and never see them early, and a write that fails drops the index (`abandon`).
     mutating func write(
       _ plan: Plan, isLast: Bool, log: EventLog, state: inout State
     ) throws {
@@ -470,11 +476,9 @@ extension EventLog {
               "the id generator made \(id) for seq \(sequence), but the line at byte \(existing) has it; use another --id-seed"
           )
         }
-        appended.append(
-          (
-            id, written + Int64(buffer.count), plan.newEvents[index].stream,
-            plan.newEvents[index].version
-          ))
+        state.index.addAppended(
+          written + Int64(buffer.count), stream: plan.newEvents[index].stream,
+          version: plan.newEvents[index].version, id: id)
         plan.newEvents[index].event.data.withUnsafeBytes { data in
           LogLineCodec.encode(
             sequence: sequence, id: id, stream: plan.newEvents[index].stream,
@@ -511,22 +515,21 @@ extension EventLog {
       }
     }
 
-    /// Cuts the log back to where it was before the write (after any sync still running).
-    func abandon() {
+    /// Cuts the log back to where it was before the write (after any sync still running), and
+    /// drops the index if it took in events of the write; returns whether it did.
+    func abandon(_ state: inout State) -> Bool {
       try? syncer?.wait()
       try? file.truncate(to: start)
       if syncs { try? file.synchronize() }
+      guard nextSequence > firstSequence else { return false }
+      state.index = LogIndex()
+      return true
     }
 
-    /// Hands the written events to the index, now that every chunk is written and synced;
-    /// returns their seqs.
+    /// Moves the index's end past the write, now that every chunk is written and synced;
+    /// returns the write's seqs.
     func finish(_ state: inout State) -> ClosedRange<Int64>? {
       state.lineBuffer = buffer.capacity > 1 << 20 ? [] : buffer
-      state.index.eventOffsets.reserveCapacity(state.index.eventOffsets.count + appended.count)
-      for event in appended {
-        state.index.addAppended(
-          event.offset, stream: event.stream, version: event.version, id: event.id)
-      }
       guard nextSequence > firstSequence else { return nil }
       state.index.lastSequence = nextSequence - 1
       state.index.committedEnd = written

@@ -340,7 +340,7 @@ public final class EventLog: Sendable {
 
   /// Brings the index up to the file's committed end; moves a torn tail into quarantine and
   /// cuts it off.
-  private func catchUp(_ file: FileDescriptor, _ state: inout State) throws {
+  func catchUp(_ file: FileDescriptor, _ state: inout State) throws {
     let size = try file.status().size
     if size == state.index.committedEnd { return }
     if state.index.committedEnd == 0 { try LogStart.check(file, path: path, size: size) }
