@@ -111,6 +111,27 @@ import Testing
     }
   }
 
+  /// A chosen clock earlier than the last event is refused before the keys that sealing made
+  /// for the write reach the key store.
+  @Test func aRefusedClockLeavesTheKeysAsTheyWere() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/events.jsonl"
+      _ = try seededLog(path)
+      let logBefore = try fileBytes(path)
+      let keysBefore = try fileBytes(KeyStore.path(forLog: path))
+      var earlier = configuration()
+      earlier.clock = { Timestamp(millisecondsSince1970: 1_000_000_000_000) }
+      earlier.clockIsChosen = true
+      let log = try EventLog(path: path, configuration: earlier)
+      for chunk in [5, Int.max] {
+        #expect(throws: EngineError.self) { try log.importEvents(writes(), chunkSize: chunk) }
+        #expect(throws: EngineError.self) { try log.append([writes()[0]]) }
+        #expect(try fileBytes(path) == logBefore)
+        #expect(try fileBytes(KeyStore.path(forLog: path)) == keysBefore)
+      }
+    }
+  }
+
   @Test func theChunkSizeChangesNoByte() throws {
     try withTemporaryDirectory { directory in
       var logs: [[UInt8]] = []

@@ -87,12 +87,11 @@ extension EventLog {
           )
         }
         try sealer.seal(&plan, firstSequence: chunkFirst, log: self, state: &state)
-        let isLast = planner.plannedNew == planner.newCount
-        if isLast { try sealer.commit(log: self) }
         var chunkWriter: LineWriter
         if let writer {
           chunkWriter = writer
         } else {
+          // The time is checked before any key is written (a chosen clock may be refused).
           let timestamp = try eventTime(&state)
           chunkWriter = LineWriter(
             file: file, state: &state, timestamp: timestamp, newCount: planner.newCount,
@@ -100,6 +99,8 @@ extension EventLog {
         }
         writer = nil
         defer { writer = chunkWriter }
+        let isLast = planner.plannedNew == planner.newCount
+        if isLast { try sealer.commit(log: self) }
         try chunkWriter.write(plan, isLast: isLast, log: self, state: &state)
       }
     } catch {
