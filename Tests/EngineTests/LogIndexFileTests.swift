@@ -84,6 +84,45 @@ import Testing
 
   /// The radix sort of a save's recent ids gives what a comparison sort gives, with ids that
   /// share their high word among them, below and above the size where it takes over.
+  /// The saved index's writer writes what it is given, in order, then a CRC-32C of every
+  /// 4 KiB page: pieces of random sizes, some larger than its 1 MiB buffer.
+  @Test func thePagedWriterWritesItsPiecesAndTheirPageChecksums() throws {
+    try withTemporaryDirectory { directory in
+      var generator = SplitMix64(seed: 11)
+      var expected: [UInt8] = []
+      let path = directory + "/paged"
+      let file = try FileDescriptor.open(path, .appendCreating)
+      defer { file.close() }
+      var writer = PagedWriter(file: file)
+      for round in 0..<40 {
+        let size: Int
+        switch round % 8 {
+        case 0: size = 1 << 20
+        case 1: size = (1 << 20) + Int(generator.next() % 70_000)
+        case 2: size = 0
+        default: size = Int(generator.next() % 9_000)
+        }
+        let piece = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ round) }
+        try piece.withUnsafeBytes { try writer.append($0) }
+        expected += piece
+        let word = generator.next()
+        try writer.append(word)
+        withUnsafeBytes(of: word.littleEndian) { expected += $0 }
+      }
+      try writer.finish()
+      #expect(writer.count == expected.count)
+      var checksums: [UInt8] = []
+      var start = 0
+      while start < expected.count {
+        let end = min(start + LogIndexFile.pageSize, expected.count)
+        let crc = expected[start..<end].withUnsafeBytes { CRC32C.checksum($0) }
+        withUnsafeBytes(of: crc.littleEndian) { checksums += $0 }
+        start = end
+      }
+      #expect(try fileBytes(path) == expected + checksums)
+    }
+  }
+
   @Test func recentIDsSortAsAComparisonSortWould() {
     var generator = SplitMix64(seed: TestSeed.make("recentIDsSortAsAComparisonSortWould"))
     for count in [0, 1, 4096, 4097, 30_000] {

@@ -83,9 +83,8 @@ extension LogIndexFile {
     do {
       try header.bytes.withUnsafeBytes { try writer.append($0) }
       for entry in directory {
-        for word in [entry.nameStart, entry.nameLength, entry.firstOffset, entry.count] {
-          try writer.append(UInt64(word))
-        }
+        try writer.append(UInt64(entry.nameStart), UInt64(entry.nameLength))
+        try writer.append(UInt64(entry.firstOffset), UInt64(entry.count))
       }
       for item in merged {
         try item.withName(base: base, recent: recent) { try writer.append($0) }
@@ -98,9 +97,14 @@ extension LogIndexFile {
           }
         }
         if let recentIndex = item.recentIndex {
-          for offset in recent[recentIndex].offsets {
-            try writer.append(UInt64(bitPattern: offset))
-          }
+          #if _endian(little)
+            // The file's words are little-endian, as the offsets are in memory: one copy.
+            try recent[recentIndex].offsets.withUnsafeBytes { try writer.append($0) }
+          #else
+            for offset in recent[recentIndex].offsets {
+              try writer.append(UInt64(bitPattern: offset))
+            }
+          #endif
         }
       }
       // Ids: the saved entries (sorted) with the recent ones (sorted) merged in, in one pass.
@@ -248,9 +252,13 @@ extension LogIndexFile {
 
 /// Writes a file in 1 MiB chunks, keeping a CRC-32C of every 4 KiB page; `finish` appends the
 /// table of page checksums.
+///
+/// The chunk is a buffer of fixed size that appends copy into (a word or an id entry at a time,
+/// millions of times a save), not an array grown by `append(contentsOf:)`.
 struct PagedWriter {
   let file: FileDescriptor
-  private var buffer: [UInt8] = []
+  private var buffer = [UInt8](repeating: 0, count: 1 << 20)
+  private var filled = 0
   private var pageChecksums: [UInt32] = []
   private var pageChecksum: UInt32 = 0
   private var pageFill = 0
@@ -258,14 +266,27 @@ struct PagedWriter {
 
   init(file: FileDescriptor) {
     self.file = file
-    buffer.reserveCapacity(1 << 20)
   }
 
   /// Appends bytes; their pages' checksums are computed when the buffer is written.
   mutating func append(_ bytes: UnsafeRawBufferPointer) throws {
-    buffer.append(contentsOf: bytes)
+    guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+    if filled + bytes.count > buffer.count {
+      try flush()
+      if bytes.count > buffer.count {
+        // More than the buffer holds: straight to the file, after what was buffered.
+        checksumPages(bytes)
+        try file.writeAll(bytes)
+        count += bytes.count
+        return
+      }
+    }
+    let at = filled
+    buffer.withUnsafeMutableBytes { target in
+      target.baseAddress?.advanced(by: at).copyMemory(from: source, byteCount: bytes.count)
+    }
+    filled += bytes.count
     count += bytes.count
-    if buffer.count >= 1 << 20 { try flush() }
   }
 
   /// Folds `bytes`, the next bytes of the data, into the page checksums.
@@ -292,6 +313,11 @@ struct PagedWriter {
     }
   }
 
+  /// Appends two words at once.
+  mutating func append(_ first: UInt64, _ second: UInt64) throws {
+    try withUnsafeBytes(of: (first.littleEndian, second.littleEndian)) { try append($0) }
+  }
+
   mutating func append(_ word: UInt64) throws {
     try withUnsafeBytes(of: word.littleEndian) { try append($0) }
   }
@@ -305,11 +331,13 @@ struct PagedWriter {
 
   /// Writes the buffered data, its page checksums folded in first.
   private mutating func flush() throws {
-    try buffer.withUnsafeBytes { bytes in
+    let filled = filled
+    try buffer.withUnsafeBytes { all in
+      let bytes = UnsafeRawBufferPointer(rebasing: all[0..<filled])
       checksumPages(bytes)
       try file.writeAll(bytes)
     }
-    buffer.removeAll(keepingCapacity: true)
+    self.filled = 0
   }
 
   /// Closes the last page and writes the page checksums after the data.
@@ -317,10 +345,11 @@ struct PagedWriter {
     try flush()
     if pageFill > 0 { pageChecksums.append(pageChecksum) }
     pageFill = 0
+    var table: [UInt8] = []
+    table.reserveCapacity(4 * pageChecksums.count)
     for checksum in pageChecksums {
-      withUnsafeBytes(of: checksum.littleEndian) { buffer.append(contentsOf: $0) }
+      withUnsafeBytes(of: checksum.littleEndian) { table.append(contentsOf: $0) }
     }
-    try buffer.withUnsafeBytes { try file.writeAll($0) }
-    buffer.removeAll(keepingCapacity: true)
+    try table.withUnsafeBytes { try file.writeAll($0) }
   }
 }
