@@ -1,5 +1,5 @@
 import Engine
-import Events
+@_spi(Tables) import Events
 import Foundation
 
 /// `replay append`: raw events, one from options or many from a file.
@@ -100,7 +100,9 @@ enum AppendCommand {
       let content = line.last == 0x0D ? line.dropLast() : line
       if content.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
       do {
-        writes.append(try parseEventLine(content, location: "\(name):\(lineNumber)"))
+        // The place is named only in errors, so made only for them.
+        let number = lineNumber
+        writes.append(try parseEventLine(content, location: "\(name):\(number)"))
       } catch let error as any CLIError {
         problems.append(error.message)
       }
@@ -155,59 +157,66 @@ enum AppendCommand {
   /// The common shape (compact `data` without escapes, strings without escapes) is read in
   /// place by `parseCompactEventLine`; anything else, and every line it cannot take, goes
   /// through the general JSON reader below, which also words every error.
-  static func parseEventLine(_ bytes: some Collection<UInt8>, location: String) throws
+  static func parseEventLine(
+    _ bytes: some Collection<UInt8>, location: @autoclosure () -> String
+  ) throws
     -> EventLog.StreamWrite
   {
     let quick = bytes.withContiguousStorageIfAvailable { buffer in
       parseCompactEventLine(UnsafeRawBufferPointer(buffer))
     }
     if case .some(.some(let parsed)) = quick {
-      try Vocabulary.check(parsed.events[0], stream: parsed.stream, location: location)
+      try Vocabulary.check(parsed.events[0], stream: parsed.stream, location: location())
       return parsed
     }
-    return try parseGeneralEventLine(bytes, location: location)
+    return try parseGeneralEventLine(bytes, location: location())
   }
 
   /// A line of an events file through the general JSON reader.
-  static func parseGeneralEventLine(_ bytes: some Collection<UInt8>, location: String) throws
+  static func parseGeneralEventLine(
+    _ bytes: some Collection<UInt8>, location: @autoclosure () -> String
+  ) throws
     -> EventLog.StreamWrite
   {
     let value: JSONValue
     do {
       value = try JSONValue.parse(bytes)
     } catch {
-      throw InputError.invalid("\(location): not valid JSON: \(error)")
+      throw InputError.invalid("\(location()): not valid JSON: \(error)")
     }
     guard case .object(let object) = value else {
-      throw InputError.invalid("\(location): expected an object, found \(value.kindDescription)")
+      throw InputError.invalid("\(location()): expected an object, found \(value.kindDescription)")
     }
     let allowed = ["stream", "type", "data", "meta", "id", "expectedVersion", "schema"]
     for key in object.keys where !allowed.contains(key) {
       throw InputError.invalid(
-        "\(location): unknown member '\(key)' (expected \(allowed.map { "'\($0)'" }.joined(separator: ", ")))"
+        "\(location()): unknown member '\(key)' (expected \(allowed.map { "'\($0)'" }.joined(separator: ", ")))"
       )
     }
     func requiredString(_ key: String) throws -> String {
       guard let member = object[key] else {
-        throw InputError.invalid("\(location): missing '\(key)'")
+        throw InputError.invalid("\(location()): missing '\(key)'")
       }
       guard let text = member.stringValue else {
         throw InputError.invalid(
-          "\(location): '\(key)' must be a string, found \(member.kindDescription)")
+          "\(location()): '\(key)' must be a string, found \(member.kindDescription)")
       }
       return text
     }
     let stream = try requiredString("stream")
     let type = try requiredString("type")
-    guard let data = object["data"] else { throw InputError.invalid("\(location): missing 'data'") }
+    guard let data = object["data"] else {
+      throw InputError.invalid("\(location()): missing 'data'")
+    }
     guard case .object = data else {
       throw InputError.invalid(
-        "\(location): 'data' must be an object, found \(data.kindDescription)")
+        "\(location()): 'data' must be an object, found \(data.kindDescription)")
     }
     var id: EventID?
     if let member = object["id"] {
       guard let text = member.stringValue, let parsed = EventID(text) else {
-        throw InputError.invalid("\(location): 'id' must be a UUID string, found \(member.snippet)")
+        throw InputError.invalid(
+          "\(location()): 'id' must be a UUID string, found \(member.snippet)")
       }
       id = parsed
     }
@@ -222,7 +231,7 @@ enum AppendCommand {
       }
       guard let parsed else {
         throw InputError.invalid(
-          "\(location): 'expectedVersion' must be a whole number, \"no-stream\" or \"any\", found \(member.snippet)"
+          "\(location()): 'expectedVersion' must be a whole number, \"no-stream\" or \"any\", found \(member.snippet)"
         )
       }
       expectedVersion = parsed
@@ -231,7 +240,7 @@ enum AppendCommand {
     if let member = object["schema"] {
       guard let number = member.int64Value, number >= 1, number <= Int64(Int32.max) else {
         throw InputError.invalid(
-          "\(location): 'schema' must be a whole number ≥ 1, found \(member.snippet)")
+          "\(location()): 'schema' must be a whole number ≥ 1, found \(member.snippet)")
       }
       schemaVersion = Int(number)
     }
@@ -239,12 +248,12 @@ enum AppendCommand {
     if let member = object["meta"] {
       guard case .object(let meta) = member else {
         throw InputError.invalid(
-          "\(location): 'meta' must be an object, found \(member.kindDescription)")
+          "\(location()): 'meta' must be an object, found \(member.kindDescription)")
       }
       for entry in meta.members {
         guard let text = entry.value.stringValue else {
           throw InputError.invalid(
-            "\(location): 'meta.\(entry.key)' must be a string, found \(entry.value.kindDescription)"
+            "\(location()): 'meta.\(entry.key)' must be a string, found \(entry.value.kindDescription)"
           )
         }
         switch entry.key {
@@ -254,14 +263,14 @@ enum AppendCommand {
         case "causation": metadata.causation = text
         default:
           throw InputError.invalid(
-            "\(location): unknown 'meta' member '\(entry.key)' (expected 'actor', 'reason', 'correlation' or 'causation')"
+            "\(location()): unknown 'meta' member '\(entry.key)' (expected 'actor', 'reason', 'correlation' or 'causation')"
           )
         }
       }
     }
     let event = ProposedEvent(
       id: id, type: type, schemaVersion: schemaVersion, data: data.compactBytes, metadata: metadata)
-    try Vocabulary.check(event, stream: stream, location: location)
+    try Vocabulary.check(event, stream: stream, location: location())
     return EventLog.StreamWrite(stream: stream, expectedVersion: expectedVersion, events: [event])
   }
 }
@@ -290,7 +299,7 @@ extension AppendCommand {
     // Both read through the cursor `readObject` hands out, never the one it is modifying.
     func text(_ slice: JSONStringSlice, _ cursor: JSONCursor) -> String? {
       guard !slice.hasEscapes else { return nil }
-      return String(validating: cursor.bytes(of: slice), as: UTF8.self)
+      return UTF8Text.string(UnsafeRawBufferPointer(cursor.bytes(of: slice)))
     }
     func member(_ key: JSONStringSlice, _ cursor: JSONCursor) -> Member? {
       if cursor.slice(key, equals: "stream") { return .stream }
@@ -324,7 +333,14 @@ extension AppendCommand {
           }
         case .data:
           guard cursor.peek() == 0x7B else { throw QuickPathDeclined() }
-          let range = try cursor.skipValue()
+          // The quick step first (a compact object, checked a word at a time), else the
+          // general skip, which also words the error.
+          let range: Range<Int>
+          if let compact = cursor.skipCompactObject() {
+            range = compact
+          } else {
+            range = try cursor.skipValue()
+          }
           guard isCompactWithoutEscapes(cursor.bytes(from: range.lowerBound, to: range.upperBound))
           else { throw QuickPathDeclined() }
           data = range
