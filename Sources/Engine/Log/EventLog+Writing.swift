@@ -87,21 +87,16 @@ extension EventLog {
           )
         }
         try sealer.seal(&plan, firstSequence: chunkFirst, log: self, state: &state)
-        var chunkWriter: LineWriter
-        if let writer {
-          chunkWriter = writer
-        } else {
+        if writer == nil {
           // The time is checked before any key is written (a chosen clock may be refused).
           let timestamp = try eventTime(&state)
-          chunkWriter = LineWriter(
+          writer = LineWriter(
             file: file, state: &state, timestamp: timestamp, newCount: planner.newCount,
             keepsEvents: keepsEvents, syncs: configuration.syncPolicy == .always)
         }
-        writer = nil
-        defer { writer = chunkWriter }
         let isLast = planner.plannedNew == planner.newCount
         if isLast { try sealer.commit(log: self) }
-        try chunkWriter.write(plan, isLast: isLast, log: self, state: &state)
+        try writer?.write(plan, isLast: isLast, log: self, state: &state)
       }
     } catch {
       if let writer, writer.abandon(&state) {
@@ -261,6 +256,20 @@ extension EventLog {
     }
   }
 
+  /// The id the configured generator makes for the event that gets `sequence`, refused when a
+  /// line of the log already holds it.
+  func generatedID(for sequence: Int64, state: borrowing State) throws -> EventID {
+    let id = configuration.makeEventID(sequence)
+    if let existing = try state.index.lineOffset(of: id) {
+      throw EngineError.invalidEvent(
+        location: nil,
+        problem:
+          "the id generator made \(id) for seq \(sequence), but the line at byte \(existing) has it; use another --id-seed"
+      )
+    }
+    return id
+  }
+
   /// Checks what the envelope needs of an event; its type's vocabulary is the caller's concern.
   fileprivate func validate(_ event: ProposedEvent, location: @autoclosure () -> String?) throws {
     if let problem = EnvelopeRules.problem(withTypeName: event.type) {
@@ -323,219 +332,5 @@ extension EventLog {
         type: proposed.type, schemaVersion: 1, data: proposed.data, strict: false)
     else { return false }
     return opened.withoutSeal == offered
-  }
-
-  /// Seals the personal data of a write's schema 1 contact events, a chunk at a time (their ids
-  /// fixed here, as the seal is bound to them), and checks that schema 2 contact events offered
-  /// as they are open with this log's keys. The keys it makes are held until `commit`, which
-  /// writes and syncs them all at once.
-  struct Sealer {
-    /// The write's first seq: seeded sealing draws from a generator seeded with it, so a seed
-    /// gives the same bytes however the write is chunked.
-    let firstSequence: Int64
-    private var store: KeyStore?
-    private var seeded: GeneratorRandom?
-    private var keys: PersonalData.KeyRing?
-
-    init(firstSequence: Int64) {
-      self.firstSequence = firstSequence
-    }
-
-    /// Seals the chunk's contact events; `firstSequence` is the seq its first new event gets.
-    mutating func seal(
-      _ plan: inout Plan, firstSequence chunkFirst: Int64, log: EventLog, state: inout State
-    ) throws {
-      for index in plan.newEvents.indices
-      where PersonalData.carriesPersonalData(type: plan.newEvents[index].event.type) {
-        let sequence = chunkFirst + Int64(index)
-        let event = plan.newEvents[index].event
-        let stream = plan.newEvents[index].stream
-        let id: EventID
-        if let given = event.id {
-          id = given
-        } else {
-          id = log.configuration.makeEventID(sequence)
-          if let existing = try state.index.lineOffset(of: id) {
-            throw EngineError.invalidEvent(
-              location: nil,
-              problem:
-                "the id generator made \(id) for seq \(sequence), but the line at byte \(existing) has it; use another --id-seed"
-            )
-          }
-        }
-        switch event.schemaVersion {
-        case 1:
-          var keyStore = try store ?? KeyStoreCache.store(forLog: log.path)
-          if store == nil, seeded == nil, let seed = log.configuration.sealingSeed {
-            seeded = GeneratorRandom(seed: "\(seed)/personal-data/\(firstSequence)")
-          }
-          store = nil
-          defer { store = keyStore }
-          plan.newEvents[index].event.data = try PersonalData.seal(
-            event.data, type: event.type, id: id, stream: stream, store: &keyStore,
-            seeded: &seeded)
-          plan.newEvents[index].event.schemaVersion = 2
-          plan.newEvents[index].event.id = id
-        default:
-          // Offered sealed (a copy of another log's line, say): it must open here.
-          var ring = keys ?? PersonalData.KeyRing(logPath: log.path)
-          keys = nil
-          defer { keys = ring }
-          do {
-            if let decoded = try EventVocabulary.decode(
-              type: event.type, schemaVersion: event.schemaVersion, data: event.data,
-              strict: false)
-            {
-              _ = try PersonalData.open(
-                decoded, id: id, stream: stream, sequence: sequence, keys: &ring)
-            }
-          } catch {
-            throw EngineError.invalidEvent(
-              location: nil,
-              problem:
-                "a schema \(event.schemaVersion) \(event.type) holds data sealed under a key of this log's key store, and this one does not open with it (\(error)); append its schema 1 (plaintext) form and the log seals it"
-            )
-          }
-        }
-      }
-    }
-
-    /// Writes and syncs the keys sealing made, in one write: called before the write's last
-    /// chunk, after every event was checked, so that nothing reaches the key store when an
-    /// event was refused, and every key is durable before the write is committed.
-    mutating func commit(log: EventLog) throws {
-      guard var keyStore = store else { return }
-      try keyStore.commitPendingKeys()
-      KeyStoreCache.update(keyStore, forLog: log.path)
-      store = keyStore
-    }
-  }
-
-  /// Encodes a write's chunks into lines and writes them, each chunk synced in the background
-  /// while the next is made (at most one sync in flight), the last one before `write` returns.
-  ///
-  /// A chunk's bytes are written once the sync before them has finished, not while it runs:
-  /// a `write` to the file during its `fdatasync` made the syncs slower. Measured with
-  /// `replay-bench import` of 200,000 events at 100 a chunk, the sync thread was busy for
-  /// 0.52-0.62 s writing during syncs and 0.40-0.45 s waiting for them (BENCHMARKS.md,
-  /// "Imports checked a chunk at a time").
-  struct LineWriter {
-    let file: FileDescriptor
-    let start: Int64
-    let firstSequence: Int64
-    let batch: ClosedRange<Int64>?
-    let timestamp: Timestamp
-    let keepsEvents: Bool
-    let syncs: Bool
-    private var timestampText: [UInt8] = []
-    private var nextSequence: Int64
-    private var written: Int64
-    private var buffer: [UInt8]
-    private var syncer: BackgroundSync?
-    private(set) var recorded: [RecordedEvent] = []
-
-    init(
-      file: FileDescriptor, state: inout State, timestamp: Timestamp, newCount: Int,
-      keepsEvents: Bool, syncs: Bool
-    ) {
-      self.file = file
-      start = state.index.committedEnd
-      written = start
-      firstSequence = state.index.lastSequence + 1
-      nextSequence = firstSequence
-      let lastSequence = firstSequence + Int64(newCount) - 1
-      batch = newCount > 1 ? firstSequence...lastSequence : nil
-      self.timestamp = timestamp
-      self.keepsEvents = keepsEvents
-      self.syncs = syncs
-      // Every event of one write shares its time: format it once.
-      timestamp.appendText(to: &timestampText)
-      buffer = state.lineBuffer
-      state.lineBuffer = []
-      buffer.removeAll(keepingCapacity: true)
-      state.index.eventOffsets.reserveCapacity(state.index.eventOffsets.count + newCount)
-      if keepsEvents { recorded.reserveCapacity(newCount) }
-    }
-
-    /// Encodes and writes the chunk; syncs it in the background, or here when it is the last.
-    ///
-    /// The index takes each event in as it is encoded, while the chunk before syncs, rather
-    /// than all of them after the last sync; readers in this process wait for the write's lock
-    /// and never see them early, and a write that fails drops the index (`abandon`).
-    mutating func write(
-      _ plan: Plan, isLast: Bool, log: EventLog, state: inout State
-    ) throws {
-      for index in plan.newEvents.indices {
-        let sequence = nextSequence
-        // Read in place: copying each planned event would retain and release its strings.
-        let id = plan.newEvents[index].event.id ?? log.configuration.makeEventID(sequence)
-        if plan.newEvents[index].event.id == nil, let existing = try state.index.lineOffset(of: id)
-        {
-          throw EngineError.invalidEvent(
-            location: nil,
-            problem:
-              "the id generator made \(id) for seq \(sequence), but the line at byte \(existing) has it; use another --id-seed"
-          )
-        }
-        state.index.addAppended(
-          written + Int64(buffer.count), stream: plan.newEvents[index].stream,
-          version: plan.newEvents[index].version, id: id)
-        plan.newEvents[index].event.data.withUnsafeBytes { data in
-          LogLineCodec.encode(
-            sequence: sequence, id: id, stream: plan.newEvents[index].stream,
-            version: plan.newEvents[index].version, type: plan.newEvents[index].event.type,
-            schemaVersion: plan.newEvents[index].event.schemaVersion, timestamp: timestampText,
-            batch: batch, metadata: plan.newEvents[index].event.metadata, data: data,
-            into: &buffer)
-        }
-        if keepsEvents {
-          let new = plan.newEvents[index]
-          recorded.append(
-            RecordedEvent(
-              sequence: sequence, id: id, stream: new.stream, version: new.version,
-              type: new.event.type, schemaVersion: new.event.schemaVersion, timestamp: timestamp,
-              batch: batch, metadata: new.event.metadata, data: new.event.data))
-        }
-        nextSequence += 1
-      }
-      // The chunk before this one is synced first (see above).
-      try syncer?.wait()
-      try buffer.withUnsafeBytes { try file.writeAll($0) }
-      written += Int64(buffer.count)
-      buffer.removeAll(keepingCapacity: true)
-      guard syncs else { return }
-      if isLast {
-        // The last chunk: synced here, which commits the write.
-        try file.synchronize()
-      } else {
-        // Group commit with overlap: this chunk syncs in the background while the next one is
-        // checked, sealed, encoded and written.
-        let background = syncer ?? BackgroundSync()
-        syncer = background
-        background.start(file)
-      }
-    }
-
-    /// Cuts the log back to where it was before the write (after any sync still running), and
-    /// drops the index if it took in events of the write; returns whether it did.
-    func abandon(_ state: inout State) -> Bool {
-      try? syncer?.wait()
-      try? file.truncate(to: start)
-      if syncs { try? file.synchronize() }
-      guard nextSequence > firstSequence else { return false }
-      state.index = LogIndex()
-      return true
-    }
-
-    /// Moves the index's end past the write, now that every chunk is written and synced;
-    /// returns the write's seqs.
-    func finish(_ state: inout State) -> ClosedRange<Int64>? {
-      state.lineBuffer = buffer.capacity > 1 << 20 ? [] : buffer
-      guard nextSequence > firstSequence else { return nil }
-      state.index.lastSequence = nextSequence - 1
-      state.index.committedEnd = written
-      state.lastTimestamp = timestamp
-      return firstSequence...(nextSequence - 1)
-    }
   }
 }

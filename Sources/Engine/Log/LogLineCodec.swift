@@ -171,24 +171,10 @@ struct LineBytes {
     cursor += raw.count
   }
 
-  /// The decimal digits of `value`.
+  /// The decimal digits of `value` (`JSONWriter.writeDecimal`).
+  @inline(__always)
   mutating func decimal(_ value: Int64) {
-    if value < 0 { byte(0x2D) }
-    // Work on the magnitude as unsigned so Int64.min has one.
-    var magnitude = value.magnitude
-    var digits = 1
-    var power: UInt64 = 10
-    while digits < 20, magnitude >= power {
-      digits += 1
-      power = power &* 10
-    }
-    cursor += digits
-    var place = cursor
-    repeat {
-      place -= 1
-      place.pointee = 0x30 + UInt8(magnitude % 10)
-      magnitude /= 10
-    } while magnitude > 0
+    cursor += JSONWriter.writeDecimal(value, to: cursor)
   }
 
   /// `text` in quotes, escaped as JSON strings are (`JSONWriter.escapeSequence`). Bytes that

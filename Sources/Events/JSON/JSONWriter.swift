@@ -230,21 +230,41 @@ public struct JSONWriter: Sendable {
   /// Appends the decimal digits of `value`.
   @inlinable
   public static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
-    if value < 0 { bytes.append(0x2D) }
-    // Work on the magnitude as unsigned so Int64.min has one.
-    var magnitude = value.magnitude
-    if magnitude < 10 {
-      bytes.append(0x30 + UInt8(magnitude))
+    if value >= 0, value < 10 {
+      bytes.append(0x30 + UInt8(value))
       return
     }
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-      var count = 0
-      while magnitude > 0 {
-        digits[19 - count] = 0x30 + UInt8(magnitude % 10)
-        magnitude /= 10
-        count += 1
-      }
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - count)..<20]))
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { text in
+      guard let base = text.baseAddress else { return }
+      bytes.append(
+        contentsOf: UnsafeBufferPointer(start: base, count: writeDecimal(value, to: base)))
     }
+  }
+
+  /// Writes the decimal digits of `value` (after a `-` when it is negative) at `text`, which has
+  /// room for 20 bytes; returns how many it wrote.
+  @inlinable
+  public static func writeDecimal(_ value: Int64, to text: UnsafeMutablePointer<UInt8>) -> Int {
+    var count = 0
+    if value < 0 {
+      text.pointee = 0x2D
+      count = 1
+    }
+    // Work on the magnitude as unsigned so Int64.min has one.
+    var magnitude = value.magnitude
+    var digits = 1
+    var power: UInt64 = 10
+    while digits < 20, magnitude >= power {
+      digits += 1
+      power = power &* 10
+    }
+    count += digits
+    var place = text + count
+    repeat {
+      place -= 1
+      place.pointee = 0x30 + UInt8(magnitude % 10)
+      magnitude /= 10
+    } while magnitude > 0
+    return count
   }
 }
