@@ -182,6 +182,23 @@ import Testing
     }
   }
 
+  @Test func oneStateHasOneMidstateHoweverItsInputWasSplit() {
+    var generator = SplitMix64(seed: TestSeed.make(fallback: 0x5348_4133))
+    let message = (0..<300).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    var whole = SHA256()
+    whole.update(message)
+    for split in [1, 63, 64, 100, 129, 299] {
+      // Bytes once pending in the partial block, then compressed, must not show.
+      var pieces = SHA256()
+      pieces.update(message[..<split])
+      pieces.update(message[split...])
+      #expect(pieces.midstate == whole.midstate, "split \(split)")
+    }
+    let bytes = whole.midstate
+    let pendingCount = 300 % 64
+    #expect(bytes[(32 + pendingCount)..<96].allSatisfy { $0 == 0 })
+  }
+
   @Test func aDamagedMidstateIsRefused() {
     var hasher = SHA256()
     hasher.update(Array("abc".utf8))

@@ -104,7 +104,8 @@ public struct Replayer: Sendable {
     var models = ReadModels()
     var position = LogReader.Position.start
     var startedFrom: Int64?
-    var hasher = SHA256()
+    // Where the digest can resume: the checkpoint started from, with its midstate.
+    var resumable: (offset: Int64, hasher: SHA256)?
     var latest = Timestamp.earliest
     // Lines sampled to tie a new checkpoint to the log; those of the one we start from carry on.
     var samples: [CheckpointStore.Anchor.Sample] = []
@@ -148,7 +149,7 @@ public struct Replayer: Sendable {
       startedFrom = loaded.sequence
       latest = loaded.anchor.latestTimestamp
       samples = loaded.anchor.samples
-      if let resumed = SHA256(midstate: loaded.anchor.midstate) { hasher = resumed }
+      resumable = SHA256(midstate: loaded.anchor.midstate).map { (loaded.anchor.offset, $0) }
     }
     // Checkpoints can be saved only by a full replay to a seq, and need the prefix's digest.
     let canSave = wanted == nil && !point.isInstant
@@ -164,6 +165,11 @@ public struct Replayer: Sendable {
         || saving.map {
           Self.mayPassUnsaved(every: $0, from: position.sequence, through: last, saved: existing)
         } == true)
+    // The digest is hashed on a thread of its own, beside the reading and the folding.
+    let prefixHasher = needsDigest ? PrefixHasher(path: reader.path, resuming: resumable) : nil
+    prefixHasher?.start()
+    // Whatever happens, no more of it is needed once the replay returns.
+    defer { prefixHasher?.stop(at: 0) }
     let wantedCategories = wanted.map { $0.compactMap { Self.categories[$0] } }
     var eventsRead = 0
     var timestamps = TimestampCache()
@@ -172,7 +178,6 @@ public struct Replayer: Sendable {
     var saved: [Int64] = []
     var lastSequence = position.sequence - 1
     var lastFolded = lastSequence
-    let newline: [UInt8] = [0x0A]
     var keys = PersonalData.KeyRing(logPath: reader.path)
     // Sealed contact payloads are opened on the reading thread, ahead of the fold, when the
     // log has a key store and the contacts are folded: the fold's thread is the slower one.
@@ -201,10 +206,8 @@ public struct Replayer: Sendable {
       {
         splitWrite = batch
       }
-      if needsDigest {
-        hasher.update(line.bytes)
-        newline.withUnsafeBytes { hasher.update($0) }
-        if line.sequence & (line.sequence - 1) == 0 { samples.append(Self.sample(of: line)) }
+      if needsDigest, line.sequence & (line.sequence - 1) == 0 {
+        samples.append(Self.sample(of: line))
       }
       // Events appended together share their `at`: parse it only when it differs.
       let timestamp = timestamps.timestamp(of: line)
@@ -251,9 +254,11 @@ public struct Replayer: Sendable {
       }
       if needsDigest {
         let end = line.offset + Int64(line.length) + 1
-        if let saving, line.sequence % saving == 0, !existing.contains(line.sequence) {
+        if let saving, line.sequence % saving == 0, !existing.contains(line.sequence),
+          let digest = digestState(prefixHasher, through: end)
+        {
           let anchor = CheckpointStore.Anchor(
-            offset: end, sha256: hasher.finalize(), midstate: hasher.midstate,
+            offset: end, sha256: digest.finalize(), midstate: digest.midstate,
             latestTimestamp: latest, samples: samples + [Self.sample(of: line)])
           if save(models, at: line.sequence, anchor: anchor) {
             existing.insert(line.sequence)
@@ -287,9 +292,11 @@ public struct Replayer: Sendable {
         "'\(reader.path)' ends at seq \(lastSequence), but it had a checkpoint at seq \(newest.sequence) (\(newest.path)): the log is shorter than it was; 'replay verify' says more"
       )
     }
-    if let lastLine, !existing.contains(lastSequence) {
+    if let lastLine, !existing.contains(lastSequence),
+      let digest = digestState(prefixHasher, through: lastLine.end, last: true)
+    {
       let anchor = CheckpointStore.Anchor(
-        offset: lastLine.end, sha256: hasher.finalize(), midstate: hasher.midstate,
+        offset: lastLine.end, sha256: digest.finalize(), midstate: digest.midstate,
         latestTimestamp: latest, samples: samples + [lastLine.sample])
       if save(models, at: lastSequence, anchor: anchor) { saved.append(lastSequence) }
     }
@@ -310,6 +317,19 @@ public struct Replayer: Sendable {
     return Result(
       models: models, lastSequence: lastSequence, lastFoldedSequence: lastFolded,
       startedFrom: startedFrom, eventsRead: eventsRead, checkpointsSaved: saved)
+  }
+
+  /// The digest's state through `end` for a checkpoint's anchor, or `nil` (explained) when the
+  /// log could not be hashed that far: then no checkpoint is saved there, and the replay goes on.
+  func digestState(_ hasher: PrefixHasher?, through end: Int64, last: Bool = false) -> SHA256? {
+    guard let hasher else { return nil }
+    if last { hasher.stop(at: end) }
+    do {
+      return try hasher.state(through: end)
+    } catch {
+      explain("could not hash the log's first \(end) bytes for a checkpoint: \(error)")
+      return nil
+    }
   }
 
   /// Saves `models` as the checkpoint at `sequence`; whether it was saved. A checkpoint is a

@@ -129,7 +129,8 @@ public struct SHA256: Sendable {
   /// The hasher's whole state, 112 bytes: the eight words H(i), the pending partial block, its
   /// length and the message length, all little-endian. `init(midstate:)` resumes from it, so a
   /// digest of a growing file can go on from where an earlier one stopped without rereading
-  /// what it covered (checkpoints use this).
+  /// what it covered (checkpoints use this). The partial block's bytes past its length are
+  /// written as zeros, so that one state has one midstate however its input was split.
   public var midstate: [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(Self.midstateByteCount)
@@ -139,7 +140,8 @@ public struct SHA256: Sendable {
         withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
       }
     }
-    withUnsafeBytes(of: pending) { bytes.append(contentsOf: $0) }
+    withUnsafeBytes(of: pending) { bytes.append(contentsOf: $0[..<pendingCount]) }
+    bytes.append(contentsOf: repeatElement(0, count: Self.blockByteCount - pendingCount))
     withUnsafeBytes(of: UInt64(pendingCount).littleEndian) { bytes.append(contentsOf: $0) }
     withUnsafeBytes(of: messageByteCount.littleEndian) { bytes.append(contentsOf: $0) }
     return bytes
@@ -265,81 +267,100 @@ public struct SHA256: Sendable {
     compressPending()
   }
 
-  /// The round constants K (FIPS 180-4 §4.2.2): the first 32 bits of the fractional parts of the
-  /// cube roots of the first 64 primes.
-  private static let roundConstants: [UInt32] = [
-    0x428A_2F98, 0x7137_4491, 0xB5C0_FBCF, 0xE9B5_DBA5, 0x3956_C25B, 0x59F1_11F1, 0x923F_82A4,
-    0xAB1C_5ED5, 0xD807_AA98, 0x1283_5B01, 0x2431_85BE, 0x550C_7DC3, 0x72BE_5D74, 0x80DE_B1FE,
-    0x9BDC_06A7, 0xC19B_F174, 0xE49B_69C1, 0xEFBE_4786, 0x0FC1_9DC6, 0x240C_A1CC, 0x2DE9_2C6F,
-    0x4A74_84AA, 0x5CB0_A9DC, 0x76F9_88DA, 0x983E_5152, 0xA831_C66D, 0xB003_27C8, 0xBF59_7FC7,
-    0xC6E0_0BF3, 0xD5A7_9147, 0x06CA_6351, 0x1429_2967, 0x27B7_0A85, 0x2E1B_2138, 0x4D2C_6DFC,
-    0x5338_0D13, 0x650A_7354, 0x766A_0ABB, 0x81C2_C92E, 0x9272_2C85, 0xA2BF_E8A1, 0xA81A_664B,
-    0xC24B_8B70, 0xC76C_51A3, 0xD192_E819, 0xD699_0624, 0xF40E_3585, 0x106A_A070, 0x19A4_C116,
-    0x1E37_6C08, 0x2748_774C, 0x34B0_BCB5, 0x391C_0CB3, 0x4ED8_AA4A, 0x5B9C_CA4F, 0x682E_6FF3,
-    0x748F_82EE, 0x78A5_636F, 0x84C8_7814, 0x8CC7_0208, 0x90BE_FFFA, 0xA450_6CEB, 0xBEF9_A3F7,
-    0xC671_78F2,
-  ]
-
   /// Runs the compression function over `count` consecutive 64-byte blocks (FIPS 180-4 §6.2.2).
+  ///
+  /// The 64 rounds are written out, each with its constant K(t) (FIPS 180-4 §4.2.2: the first
+  /// 32 bits of the fractional parts of the cube roots of the first 64 primes) as an immediate:
+  /// with no table pointer or round counter live, the working variables spill less.
   private static func compress(
     _ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
     blocks: UnsafeRawPointer, count: Int
   ) {
-    roundConstants.withUnsafeBufferPointer { constants in
-      withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { window in
-        let k = constants.baseAddress.unsafelyUnwrapped
-        let w = window.baseAddress.unsafelyUnwrapped
-        var block = blocks
-        for _ in 0..<count {
-          var (a, b, c, d, e, f, g, h) = state
-          // b ^ c for the majority function: each round's a ^ b is the next round's b ^ c.
-          var bXorC = b ^ c
-          for t in 0..<16 {
-            w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: t * 4, as: UInt32.self))
-          }
-          // Rounds 0-15 use the message words as they are.
-          var t = 0
-          while t < 16 {
-            round(a, b, c, &d, e, f, g, &h, &bXorC, k[t] &+ w[t])
-            round(h, a, b, &c, d, e, f, &g, &bXorC, k[t + 1] &+ w[t + 1])
-            round(g, h, a, &b, c, d, e, &f, &bXorC, k[t + 2] &+ w[t + 2])
-            round(f, g, h, &a, b, c, d, &e, &bXorC, k[t + 3] &+ w[t + 3])
-            round(e, f, g, &h, a, b, c, &d, &bXorC, k[t + 4] &+ w[t + 4])
-            round(d, e, f, &g, h, a, b, &c, &bXorC, k[t + 5] &+ w[t + 5])
-            round(c, d, e, &f, g, h, a, &b, &bXorC, k[t + 6] &+ w[t + 6])
-            round(b, c, d, &e, f, g, h, &a, &bXorC, k[t + 7] &+ w[t + 7])
-            t += 8
-          }
-          // Rounds 16-63 extend the schedule in a 16-word ring: W(t) replaces W(t - 16).
-          while t < 64 {
-            round(a, b, c, &d, e, f, g, &h, &bXorC, k[t] &+ extend(w, 0))
-            round(h, a, b, &c, d, e, f, &g, &bXorC, k[t + 1] &+ extend(w, 1))
-            round(g, h, a, &b, c, d, e, &f, &bXorC, k[t + 2] &+ extend(w, 2))
-            round(f, g, h, &a, b, c, d, &e, &bXorC, k[t + 3] &+ extend(w, 3))
-            round(e, f, g, &h, a, b, c, &d, &bXorC, k[t + 4] &+ extend(w, 4))
-            round(d, e, f, &g, h, a, b, &c, &bXorC, k[t + 5] &+ extend(w, 5))
-            round(c, d, e, &f, g, h, a, &b, &bXorC, k[t + 6] &+ extend(w, 6))
-            round(b, c, d, &e, f, g, h, &a, &bXorC, k[t + 7] &+ extend(w, 7))
-            round(a, b, c, &d, e, f, g, &h, &bXorC, k[t + 8] &+ extend(w, 8))
-            round(h, a, b, &c, d, e, f, &g, &bXorC, k[t + 9] &+ extend(w, 9))
-            round(g, h, a, &b, c, d, e, &f, &bXorC, k[t + 10] &+ extend(w, 10))
-            round(f, g, h, &a, b, c, d, &e, &bXorC, k[t + 11] &+ extend(w, 11))
-            round(e, f, g, &h, a, b, c, &d, &bXorC, k[t + 12] &+ extend(w, 12))
-            round(d, e, f, &g, h, a, b, &c, &bXorC, k[t + 13] &+ extend(w, 13))
-            round(c, d, e, &f, g, h, a, &b, &bXorC, k[t + 14] &+ extend(w, 14))
-            round(b, c, d, &e, f, g, h, &a, &bXorC, k[t + 15] &+ extend(w, 15))
-            t += 16
-          }
-          state.0 &+= a
-          state.1 &+= b
-          state.2 &+= c
-          state.3 &+= d
-          state.4 &+= e
-          state.5 &+= f
-          state.6 &+= g
-          state.7 &+= h
-          block += blockByteCount
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { window in
+      let w = window.baseAddress.unsafelyUnwrapped
+      var block = blocks
+      for _ in 0..<count {
+        var (a, b, c, d, e, f, g, h) = state
+        // b ^ c for the majority function: each round's a ^ b is the next round's b ^ c.
+        var bXorC = b ^ c
+        for t in 0..<16 {
+          w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: t * 4, as: UInt32.self))
         }
+        // Rounds 0-15 use the message words as they are; rounds 16-63 extend the schedule in a
+        // 16-word ring, W(t) replacing W(t - 16).
+        round(a, b, c, &d, e, f, g, &h, &bXorC, 0x428A_2F98 &+ w[0])
+        round(h, a, b, &c, d, e, f, &g, &bXorC, 0x7137_4491 &+ w[1])
+        round(g, h, a, &b, c, d, e, &f, &bXorC, 0xB5C0_FBCF &+ w[2])
+        round(f, g, h, &a, b, c, d, &e, &bXorC, 0xE9B5_DBA5 &+ w[3])
+        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x3956_C25B &+ w[4])
+        round(d, e, f, &g, h, a, b, &c, &bXorC, 0x59F1_11F1 &+ w[5])
+        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x923F_82A4 &+ w[6])
+        round(b, c, d, &e, f, g, h, &a, &bXorC, 0xAB1C_5ED5 &+ w[7])
+        round(a, b, c, &d, e, f, g, &h, &bXorC, 0xD807_AA98 &+ w[8])
+        round(h, a, b, &c, d, e, f, &g, &bXorC, 0x1283_5B01 &+ w[9])
+        round(g, h, a, &b, c, d, e, &f, &bXorC, 0x2431_85BE &+ w[10])
+        round(f, g, h, &a, b, c, d, &e, &bXorC, 0x550C_7DC3 &+ w[11])
+        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x72BE_5D74 &+ w[12])
+        round(d, e, f, &g, h, a, b, &c, &bXorC, 0x80DE_B1FE &+ w[13])
+        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x9BDC_06A7 &+ w[14])
+        round(b, c, d, &e, f, g, h, &a, &bXorC, 0xC19B_F174 &+ w[15])
+        round(a, b, c, &d, e, f, g, &h, &bXorC, 0xE49B_69C1 &+ extend(w, 0))
+        round(h, a, b, &c, d, e, f, &g, &bXorC, 0xEFBE_4786 &+ extend(w, 1))
+        round(g, h, a, &b, c, d, e, &f, &bXorC, 0x0FC1_9DC6 &+ extend(w, 2))
+        round(f, g, h, &a, b, c, d, &e, &bXorC, 0x240C_A1CC &+ extend(w, 3))
+        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x2DE9_2C6F &+ extend(w, 4))
+        round(d, e, f, &g, h, a, b, &c, &bXorC, 0x4A74_84AA &+ extend(w, 5))
+        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x5CB0_A9DC &+ extend(w, 6))
+        round(b, c, d, &e, f, g, h, &a, &bXorC, 0x76F9_88DA &+ extend(w, 7))
+        round(a, b, c, &d, e, f, g, &h, &bXorC, 0x983E_5152 &+ extend(w, 8))
+        round(h, a, b, &c, d, e, f, &g, &bXorC, 0xA831_C66D &+ extend(w, 9))
+        round(g, h, a, &b, c, d, e, &f, &bXorC, 0xB003_27C8 &+ extend(w, 10))
+        round(f, g, h, &a, b, c, d, &e, &bXorC, 0xBF59_7FC7 &+ extend(w, 11))
+        round(e, f, g, &h, a, b, c, &d, &bXorC, 0xC6E0_0BF3 &+ extend(w, 12))
+        round(d, e, f, &g, h, a, b, &c, &bXorC, 0xD5A7_9147 &+ extend(w, 13))
+        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x06CA_6351 &+ extend(w, 14))
+        round(b, c, d, &e, f, g, h, &a, &bXorC, 0x1429_2967 &+ extend(w, 15))
+        round(a, b, c, &d, e, f, g, &h, &bXorC, 0x27B7_0A85 &+ extend(w, 0))
+        round(h, a, b, &c, d, e, f, &g, &bXorC, 0x2E1B_2138 &+ extend(w, 1))
+        round(g, h, a, &b, c, d, e, &f, &bXorC, 0x4D2C_6DFC &+ extend(w, 2))
+        round(f, g, h, &a, b, c, d, &e, &bXorC, 0x5338_0D13 &+ extend(w, 3))
+        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x650A_7354 &+ extend(w, 4))
+        round(d, e, f, &g, h, a, b, &c, &bXorC, 0x766A_0ABB &+ extend(w, 5))
+        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x81C2_C92E &+ extend(w, 6))
+        round(b, c, d, &e, f, g, h, &a, &bXorC, 0x9272_2C85 &+ extend(w, 7))
+        round(a, b, c, &d, e, f, g, &h, &bXorC, 0xA2BF_E8A1 &+ extend(w, 8))
+        round(h, a, b, &c, d, e, f, &g, &bXorC, 0xA81A_664B &+ extend(w, 9))
+        round(g, h, a, &b, c, d, e, &f, &bXorC, 0xC24B_8B70 &+ extend(w, 10))
+        round(f, g, h, &a, b, c, d, &e, &bXorC, 0xC76C_51A3 &+ extend(w, 11))
+        round(e, f, g, &h, a, b, c, &d, &bXorC, 0xD192_E819 &+ extend(w, 12))
+        round(d, e, f, &g, h, a, b, &c, &bXorC, 0xD699_0624 &+ extend(w, 13))
+        round(c, d, e, &f, g, h, a, &b, &bXorC, 0xF40E_3585 &+ extend(w, 14))
+        round(b, c, d, &e, f, g, h, &a, &bXorC, 0x106A_A070 &+ extend(w, 15))
+        round(a, b, c, &d, e, f, g, &h, &bXorC, 0x19A4_C116 &+ extend(w, 0))
+        round(h, a, b, &c, d, e, f, &g, &bXorC, 0x1E37_6C08 &+ extend(w, 1))
+        round(g, h, a, &b, c, d, e, &f, &bXorC, 0x2748_774C &+ extend(w, 2))
+        round(f, g, h, &a, b, c, d, &e, &bXorC, 0x34B0_BCB5 &+ extend(w, 3))
+        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x391C_0CB3 &+ extend(w, 4))
+        round(d, e, f, &g, h, a, b, &c, &bXorC, 0x4ED8_AA4A &+ extend(w, 5))
+        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x5B9C_CA4F &+ extend(w, 6))
+        round(b, c, d, &e, f, g, h, &a, &bXorC, 0x682E_6FF3 &+ extend(w, 7))
+        round(a, b, c, &d, e, f, g, &h, &bXorC, 0x748F_82EE &+ extend(w, 8))
+        round(h, a, b, &c, d, e, f, &g, &bXorC, 0x78A5_636F &+ extend(w, 9))
+        round(g, h, a, &b, c, d, e, &f, &bXorC, 0x84C8_7814 &+ extend(w, 10))
+        round(f, g, h, &a, b, c, d, &e, &bXorC, 0x8CC7_0208 &+ extend(w, 11))
+        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x90BE_FFFA &+ extend(w, 12))
+        round(d, e, f, &g, h, a, b, &c, &bXorC, 0xA450_6CEB &+ extend(w, 13))
+        round(c, d, e, &f, g, h, a, &b, &bXorC, 0xBEF9_A3F7 &+ extend(w, 14))
+        round(b, c, d, &e, f, g, h, &a, &bXorC, 0xC671_78F2 &+ extend(w, 15))
+        state.0 &+= a
+        state.1 &+= b
+        state.2 &+= c
+        state.3 &+= d
+        state.4 &+= e
+        state.5 &+= f
+        state.6 &+= g
+        state.7 &+= h
+        block += blockByteCount
       }
     }
   }
@@ -350,8 +371,10 @@ public struct SHA256: Sendable {
   private static func extend(_ w: UnsafeMutablePointer<UInt32>, _ index: Int) -> UInt32 {
     let w15 = w[(index + 1) & 15]
     let w2 = w[(index + 14) & 15]
-    let sigma0 = rotateRight(w15, 7) ^ rotateRight(w15, 18) ^ (w15 &>> 3)
-    let sigma1 = rotateRight(w2, 17) ^ rotateRight(w2, 19) ^ (w2 &>> 10)
+    // Rotations nested (ror(x ^ ror(x, 11), 7) is ror(x, 7) ^ ror(x, 18)): x86-64's rotate
+    // overwrites its operand, so each separate rotation of `x` first needed a copy of it.
+    let sigma0 = rotateRight(w15 ^ rotateRight(w15, 11), 7) ^ (w15 &>> 3)
+    let sigma1 = rotateRight(w2 ^ rotateRight(w2, 2), 17) ^ (w2 &>> 10)
     let word = sigma1 &+ w[(index + 9) & 15] &+ sigma0 &+ w[index]
     w[index] = word
     return word
@@ -367,10 +390,11 @@ public struct SHA256: Sendable {
     _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32, _ bXorC: inout UInt32,
     _ scheduledWord: UInt32
   ) {
-    let bigSigma1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25)
+    // Σ1 and Σ0 with nested rotations, as in `extend`: one copy of `e` (of `a`), not three.
+    let bigSigma1 = rotateRight(rotateRight(rotateRight(e, 14) ^ e, 5) ^ e, 6)
     let choose = g ^ (e & (f ^ g))
     let temporary1 = h &+ bigSigma1 &+ choose &+ scheduledWord
-    let bigSigma0 = rotateRight(a, 2) ^ rotateRight(a, 13) ^ rotateRight(a, 22)
+    let bigSigma0 = rotateRight(rotateRight(rotateRight(a, 9) ^ a, 11) ^ a, 2)
     let aXorB = a ^ b
     let majority = b ^ (aXorB & bXorC)
     bXorC = aXorB

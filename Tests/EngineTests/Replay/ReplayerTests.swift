@@ -254,6 +254,39 @@ func referenceModels(
   }
 }
 
+extension GeneratedLogCheckpointTests {
+  /// The digest is hashed on a thread of its own, a block (1 MiB) at a time, and finished from
+  /// the last block boundary: every anchor, across several blocks and resumed from a
+  /// checkpoint's midstate, must hold the SHA-256 of exactly the bytes before it.
+  @Test func everyAnchorHoldsTheDigestOfTheBytesBeforeItAcrossBlocks() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/generated.jsonl"
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      var generator = LogGenerator(seed: "anchors-across-blocks")
+      try log.appendGenerated(12_000, from: &generator, chunkSize: 1000)
+      let bytes = try #require(FileManager.default.contents(atPath: path))
+      #expect(bytes.count > 3 * PrefixHasher.blockSize)
+      let store = CheckpointStore(logPath: path)
+      let replayer = Replayer(reader: LogReader(path: path), checkpoints: store)
+      // Up to seq 5000 from the start, then on from that checkpoint's midstate.
+      let first = try replayer.readModels(at: .sequence(5000), saveEvery: 1000)
+      #expect(first.checkpointsSaved == [1000, 2000, 3000, 4000, 5000])
+      let second = try replayer.readModels(at: .end, saveEvery: 1000, saveLast: true)
+      #expect(second.startedFrom == 5000)
+      #expect(second.checkpointsSaved == (6...12).map { Int64($0) * 1000 })
+      for entry in store.entries() {
+        let anchor = try store.load(entry).anchor
+        let expected = SHA256.hash(bytes.prefix(Int(anchor.offset)))
+        #expect(anchor.sha256 == expected, "seq \(entry.sequence)")
+        var resumed = try #require(SHA256(midstate: anchor.midstate))
+        #expect(resumed.finalize() == expected, "seq \(entry.sequence)")
+        resumed.update(bytes.dropFirst(Int(anchor.offset)))
+        #expect(resumed.finalize() == SHA256.hash(bytes), "seq \(entry.sequence)")
+      }
+    }
+  }
+}
+
 @Suite struct SchemaVersionTests {
   @Test func anEventWithANewerSchemaThanTheEngineKnowsIsAnErrorNamingIt() throws {
     try withTemporaryDirectory { directory in
