@@ -107,9 +107,12 @@ enum CheckpointCommand {
     -> ExitCode
   {
     var rows: [(entry: CheckpointStore.Entry, problem: String?)] = []
-    for entry in store.entries() {
+    let entries = store.entries()
+    // Every prefix re-hashed in one pass over the log.
+    let digestProblems = verifying ? store.verifyDigests(of: entries) : []
+    for (index, entry) in entries.enumerated() {
       if verifying {
-        rows.append((entry, store.verifyDigest(of: entry)))
+        rows.append((entry, digestProblems[index]))
       } else {
         do {
           _ = try store.load(entry, models: ["contacts"])

@@ -194,6 +194,34 @@ func referenceModels(
     }
   }
 
+  @Test func oneVerifyPassOverEveryCheckpointFindsWhatEachCheckAloneFinds() throws {
+    try withTemporaryDirectory { directory in
+      let path = try copySampleLog(to: directory)
+      let store = CheckpointStore(logPath: path)
+      _ = try Replayer(reader: LogReader(path: path), checkpoints: store).readModels(
+        at: .end, saveEvery: 20)
+      let entries = store.entries()
+      #expect(entries.count >= 4)
+      #expect(store.verifyDigests(of: entries).allSatisfy { $0 == nil })
+      // One byte changed inside the third checkpoint's prefix (not the last of it): the first
+      // two still match, every later one does not.
+      var bytes = try fileBytes(path)
+      let third = try store.load(entries[2]).anchor.offset
+      let second = try store.load(entries[1]).anchor.offset
+      let changed = Int(second + (third - second) / 2)
+      bytes[changed] = bytes[changed] == 0x20 ? 0x21 : 0x20
+      try writeBytes(bytes, to: path)
+      // Listed out of order, to check each answer lands on its own entry.
+      let shuffled = Array(entries.reversed())
+      let together = store.verifyDigests(of: shuffled)
+      for (entry, problem) in zip(shuffled, together) {
+        #expect(problem == store.verifyDigest(of: entry), "seq \(entry.sequence)")
+        #expect(
+          (problem == nil) == (entry.sequence <= entries[1].sequence), "seq \(entry.sequence)")
+      }
+    }
+  }
+
   @Test func deletingTheSidecarLosesNothing() throws {
     try withTemporaryDirectory { directory in
       let path = try copySampleLog(to: directory)
