@@ -83,3 +83,48 @@ import Testing
     }
   }
 }
+
+@Suite struct LogVerifierPrefixTests {
+  /// The prefixes (an expected digest's, every checkpoint's) are hashed on another thread while
+  /// the lines are checked: each checkpoint's problem must still be listed at its own line, in
+  /// line order with the others, and a log of several hashing blocks must check whole.
+  @Test func checkpointsAndTheDigestAreCheckedInLineOrderAcrossBlocks() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/generated.jsonl"
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      var generator = LogGenerator(seed: "verifier-prefixes")
+      try log.appendGenerated(12_000, from: &generator, chunkSize: 1000)
+      _ = try Replayer(reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path))
+        .readModels(at: .end, saveEvery: 1000)
+      let expected = try LogDigest.compute(LogReader(path: path), through: 7000)
+      var verifier = LogVerifier(path: path, expectedDigest: (7000, expected.sha256))
+      let sound = try verifier.verify()
+      #expect(sound.isValid, "\(sound.problems)")
+      #expect(sound.checkpointsChecked == 12)
+      #expect(sound.digest == expected)
+      var bytes = try fileBytes(path)
+      #expect(bytes.count > 3 * PrefixHasher.blockSize)
+      // One byte of line 5500 changed: that line's checksum, then every checkpoint from seq
+      // 6000 on, in line order, then the digest (listed after the lines).
+      let starts = lineStarts(bytes)
+      bytes[starts[5499] + 10] ^= 0x01
+      // And line 9500, between two checkpoints' lines: listed between them.
+      bytes[starts[9499] + 10] ^= 0x01
+      try writeBytes(bytes, to: path)
+      verifier = LogVerifier(path: path, expectedDigest: (7000, expected.sha256))
+      let report = try verifier.verify()
+      // (The stream of line 5500 then also shows a gap further on.)
+      let lines = report.problems.map(\.line)
+      #expect(lines.first == 5500)
+      #expect(report.problems[0].message.hasPrefix("checksum mismatch"))
+      #expect(lines.contains(9500))
+      #expect(Array(lines.dropLast()) == lines.dropLast().sorted(), "\(lines)")
+      #expect(
+        report.problems.filter { $0.message.contains("differ from these") }.map(\.line)
+          == (6...12).map { $0 * 1000 })
+      #expect(lines.last == 0)
+      #expect(report.problems.last?.message.contains("do not match the digest") == true)
+      #expect(report.checkpointsChecked == 5)
+    }
+  }
+}

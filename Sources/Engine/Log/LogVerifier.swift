@@ -79,9 +79,7 @@ public struct LogVerifier: Sendable {
     var openBatch: ClosedRange<Int64>?
     var lineNumber = 0
     var eventCount = 0
-    var hasher = SHA256()
     var digest: LogDigest?
-    let newline: [UInt8] = [0x0A]
     // Checkpoints, nearest first: each one's prefix is hashed on the way past it.
     let store = CheckpointStore(logPath: path)
     var anchors: [(entry: CheckpointStore.Entry, anchor: CheckpointStore.Anchor)] = []
@@ -95,8 +93,22 @@ public struct LogVerifier: Sendable {
     }
     anchors.sort { $0.anchor.offset < $1.anchor.offset }
     var nextAnchor = 0
-    var prefixHasher = SHA256()
     var checkpointsChecked = 0
+    // The prefixes (the digest's, the checkpoints') are hashed on a thread of its own while the
+    // lines are checked here: once, however many prefixes.
+    let prefixHasher =
+      expectedDigest != nil || !anchors.isEmpty ? PrefixHasher(path: path) : nil
+    prefixHasher?.start()
+    defer { prefixHasher?.stop(at: 0) }
+    // Where the digest's prefix ends, once its last line is read.
+    var digestEnd: Int64?
+    // Checkpoints whose prefix ends at a line's end, compared once the scan is done; a
+    // mismatch is listed where the scan would have listed it (`position` in `problems`).
+    var pendingAnchors:
+      [(
+        entry: CheckpointStore.Entry, anchor: CheckpointStore.Anchor, line: Int, offset: Int64,
+        position: Int
+      )] = []
     // Read every complete line, including a damaged last one, so that it is listed.
     let end = tail.badLastLine?.range.upperBound ?? tail.committedEnd
     _ = try LineScanner(readSize: readSize).scan(file, from: 0, to: end) { base, length, offset in
@@ -105,31 +117,18 @@ public struct LogVerifier: Sendable {
         problems.append(Problem(line: lineNumber, offset: offset, message: message))
       }
       // The digest covers whole lines, bad ones included: it is about bytes, not events.
-      if let expected = expectedDigest, Int64(lineNumber) <= expected.sequence {
-        hasher.update(UnsafeRawBufferPointer(start: base, count: length))
-        newline.withUnsafeBytes { hasher.update($0) }
-        if Int64(lineNumber) == expected.sequence {
-          digest = LogDigest(
-            sequence: expected.sequence, sha256: hasher.finalize(),
-            byteCount: offset + Int64(length) + 1)
-        }
+      if let expected = expectedDigest, Int64(lineNumber) == expected.sequence {
+        digestEnd = offset + Int64(length) + 1
       }
       if nextAnchor < anchors.count {
-        prefixHasher.update(UnsafeRawBufferPointer(start: base, count: length))
-        newline.withUnsafeBytes { prefixHasher.update($0) }
         let end = offset + Int64(length) + 1
         while nextAnchor < anchors.count, anchors[nextAnchor].anchor.offset <= end {
           let (entry, anchor) = anchors[nextAnchor]
-          let found = anchor.offset == end ? prefixHasher.finalize() : []
-          if found == anchor.sha256 {
-            checkpointsChecked += 1
+          if anchor.offset == end {
+            pendingAnchors.append((entry, anchor, lineNumber, offset, problems.count))
           } else {
-            problems.append(
-              Problem(
-                line: lineNumber, offset: offset,
-                message:
-                  "checkpoint '\(entry.path)' (seq \(entry.sequence)) was built from a log whose first \(anchor.offset) bytes differ from these; some line up to here changed since (delete the checkpoint, or find the change)"
-              ))
+            // Not at a line's end: no prefix of these lines is what it covered.
+            problems.append(Self.changedPrefix(entry, anchor, line: lineNumber, offset: offset))
           }
           nextAnchor += 1
         }
@@ -226,6 +225,29 @@ public struct LogVerifier: Sendable {
       if isSound { eventCount += 1 }
       return true
     }
+    if let prefixHasher {
+      prefixHasher.stop(at: max(digestEnd ?? 0, pendingAnchors.last?.anchor.offset ?? 0))
+      var inserted = 0
+      for pending in pendingAnchors {
+        if try prefixHasher.state(through: pending.anchor.offset)?.finalize()
+          == pending.anchor.sha256
+        {
+          checkpointsChecked += 1
+        } else {
+          problems.insert(
+            Self.changedPrefix(
+              pending.entry, pending.anchor, line: pending.line, offset: pending.offset),
+            at: pending.position + inserted)
+          inserted += 1
+        }
+      }
+      if let expected = expectedDigest, let digestEnd,
+        let state = try prefixHasher.state(through: digestEnd)
+      {
+        digest = LogDigest(
+          sequence: expected.sequence, sha256: state.finalize(), byteCount: digestEnd)
+      }
+    }
     if let expected = expectedDigest {
       if let digest {
         if digest.sha256 != expected.sha256 {
@@ -264,5 +286,16 @@ public struct LogVerifier: Sendable {
       lastSequence: expectedSequence - 1, byteCount: tail.fileSize, problems: problems,
       uncommittedTail: tail.badLastLine == nil ? tail.uncommittedDescription : nil, digest: digest,
       quarantined: Quarantine.entries(forLog: path), checkpointsChecked: checkpointsChecked)
+  }
+
+  /// A checkpoint whose prefix is not this log's, listed at the line where its prefix ends.
+  static func changedPrefix(
+    _ entry: CheckpointStore.Entry, _ anchor: CheckpointStore.Anchor, line: Int, offset: Int64
+  ) -> Problem {
+    Problem(
+      line: line, offset: offset,
+      message:
+        "checkpoint '\(entry.path)' (seq \(entry.sequence)) was built from a log whose first \(anchor.offset) bytes differ from these; some line up to here changed since (delete the checkpoint, or find the change)"
+    )
   }
 }
