@@ -1,6 +1,7 @@
 import Engine
 @_spi(Tables) import Events
 import Foundation
+import Synchronization
 
 /// `replay append`: raw events, one from options or many from a file.
 enum AppendCommand {
@@ -92,21 +93,7 @@ enum AppendCommand {
       } ?? 1000
     let name = path == "-" ? "<stdin>" : path
     let bytes = try InputFile.read(path)
-    var writes: [EventLog.StreamWrite] = []
-    var problems: [String] = []
-    var lineNumber = 0
-    for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-      lineNumber += 1
-      let content = line.last == 0x0D ? line.dropLast() : line
-      if content.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-      do {
-        // The place is named only in errors, so made only for them.
-        let number = lineNumber
-        writes.append(try parseEventLine(content, location: "\(name):\(number)"))
-      } catch let error as any CLIError {
-        problems.append(error.message)
-      }
-    }
+    let (writes, problems) = try parseLines(bytes, name: name)
     guard problems.isEmpty else {
       let count = problems.count == 1 ? "1 invalid line" : "\(problems.count) invalid lines"
       throw InputError.invalid(
@@ -150,6 +137,71 @@ enum AppendCommand {
       invocation.terminal.write(text + "\n")
     }
     return .success
+  }
+
+  /// Every line of an events file parsed and checked: the writes in line order, and every
+  /// invalid line's problem in line order (blank lines are skipped).
+  ///
+  /// A large file is cut at line ends into one part per core, and the parts are parsed at
+  /// once: parsing and checking the lines took about half of `append --file`, on one core.
+  /// - Throws: only what is not an input problem (those are returned).
+  static func parseLines(_ bytes: [UInt8], name: String) throws -> (
+    writes: [EventLog.StreamWrite], problems: [String]
+  ) {
+    let partCount =
+      bytes.count >= 1 << 20 ? min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 8) : 1
+    // Where each part starts (just after a newline) and the number of its first line.
+    var starts = [0]
+    var firstLines = [1]
+    var counted = (end: 0, lines: 1)
+    for part in 1..<max(partCount, 1) {
+      var start = max(bytes.count * part / partCount, starts[starts.count - 1] + 1)
+      while start < bytes.count, bytes[start - 1] != 0x0A { start += 1 }
+      guard start < bytes.count else { break }
+      counted.lines += bytes[counted.end..<start].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+      counted.end = start
+      starts.append(start)
+      firstLines.append(counted.lines)
+    }
+    let parts = starts.indices.map { index in
+      (
+        range: starts[index]..<(index + 1 < starts.count ? starts[index + 1] : bytes.count),
+        firstLine: firstLines[index]
+      )
+    }
+    let results = Mutex(
+      [Result<(writes: [EventLog.StreamWrite], problems: [String]), any Error>?](
+        repeating: nil, count: parts.count))
+    DispatchQueue.concurrentPerform(iterations: parts.count) { index in
+      let (range, firstLine) = parts[index]
+      let result = Result { () throws -> (writes: [EventLog.StreamWrite], problems: [String]) in
+        var writes: [EventLog.StreamWrite] = []
+        var problems: [String] = []
+        var lineNumber = firstLine - 1
+        for line in bytes[range].split(separator: 0x0A, omittingEmptySubsequences: false) {
+          lineNumber += 1
+          let content = line.last == 0x0D ? line.dropLast() : line
+          if content.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+          do {
+            // The place is named only in errors, so made only for them.
+            let number = lineNumber
+            writes.append(try parseEventLine(content, location: "\(name):\(number)"))
+          } catch let error as any CLIError {
+            problems.append(error.message)
+          }
+        }
+        return (writes, problems)
+      }
+      results.withLock { $0[index] = result }
+    }
+    var writes: [EventLog.StreamWrite] = []
+    var problems: [String] = []
+    for result in results.withLock({ $0 }) {
+      guard let part = try result?.get() else { continue }
+      writes.append(contentsOf: part.writes)
+      problems.append(contentsOf: part.problems)
+    }
+    return (writes, problems)
   }
 
   /// One line of an events file: `{"stream","type","data","meta"?,"id"?,"expectedVersion"?}`.

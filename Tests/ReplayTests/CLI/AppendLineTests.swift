@@ -1,6 +1,7 @@
 import Engine
 import Events
 import Foundation
+import ReplayTestSupport
 import Testing
 
 @testable import replay
@@ -84,5 +85,59 @@ import Testing
     #expect(throws: (any Error).self) {
       try AppendCommand.parseEventLine(bytes, location: "test")
     }
+  }
+}
+
+/// A large events file is parsed in parts, one per core, cut at line ends: the writes and the
+/// problems must be those of reading it line by line, each problem naming its own line.
+@Suite struct AppendFilePartsTests {
+  /// The sample log's lines as `append --file` lines.
+  private func inputLines() throws -> [String] {
+    let text = try String(contentsOfFile: RepositoryFiles.sampleLog, encoding: .utf8)
+    return try text.split(separator: "\n").map { line in
+      guard case .object(let object) = try JSONValue.parse(Array(line.utf8)) else {
+        throw InputError.invalid("not an object")
+      }
+      let members = ["stream", "type", "data", "meta", "schema"].compactMap { key in
+        object[key].map { JSONObject.Member(key: key, value: $0) }
+      }
+      return String(decoding: JSONValue.object(JSONObject(members)).compactBytes, as: UTF8.self)
+    }
+  }
+
+  @Test func partsGiveWhatReadingLineByLineGives() throws {
+    let lines = try inputLines()
+    var text: [String] = []
+    var seed = SplitMix64(seed: TestSeed.make(fallback: 0x5041_5254))
+    // Over 1 MiB (so it is cut), with blank, CRLF and bad lines throughout.
+    while text.reduce(0, { $0 + $1.utf8.count + 1 }) < 3 << 19 {
+      let line = lines[Int(seed.next() % UInt64(lines.count))]
+      switch seed.next() % 50 {
+      case 0: text.append("")
+      case 1: text.append(line + "\r")
+      case 2: text.append("{\"stream\":\"contact-1\",\"type\":\"ContactFavorited\"}")
+      case 3: text.append("not json")
+      default: text.append(line)
+      }
+    }
+    let bytes = Array(text.joined(separator: "\n").utf8)
+    let (writes, problems) = try AppendCommand.parseLines(bytes, name: "events.jsonl")
+    var expectedWrites: [EventLog.StreamWrite] = []
+    var expectedProblems: [String] = []
+    for (index, line) in text.enumerated() {
+      let content = line.hasSuffix("\r") ? String(line.dropLast()) : line
+      if content.isEmpty { continue }
+      do {
+        expectedWrites.append(
+          try AppendCommand.parseEventLine(
+            Array(content.utf8), location: "events.jsonl:\(index + 1)"))
+      } catch let error as any CLIError {
+        expectedProblems.append(error.message)
+      }
+    }
+    #expect(!expectedProblems.isEmpty)
+    #expect(writes == expectedWrites)
+    #expect(problems == expectedProblems)
+    #expect(problems.allSatisfy { $0.hasPrefix("events.jsonl:") })
   }
 }
