@@ -1,4 +1,5 @@
 import Foundation
+import ReplayTestSupport
 import Testing
 
 @testable import Events
@@ -320,5 +321,93 @@ struct Rejection: Sendable, CustomTestStringConvertible {
       let difference = Self.difference(ours, foundation)
       #expect(difference == nil, "\(String(decoding: text, as: UTF8.self)), seed \(seed)")
     }
+  }
+}
+
+/// The writers' scan for bytes to escape goes a word at a time: it must find exactly what a
+/// byte-by-byte application of the escape rule finds, wherever the bytes fall in a word.
+@Suite struct JSONEscapingScanTests {
+  /// The rule applied one byte at a time: the oracle.
+  private func escapedByteByByte(_ bytes: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    for byte in bytes {
+      if let escape = JSONWriter.escapeSequence(for: byte) {
+        var word = escape.bytes
+        for _ in 0..<escape.count {
+          out.append(UInt8(truncatingIfNeeded: word))
+          word >>= 8
+        }
+      } else {
+        out.append(byte)
+      }
+    }
+    return out
+  }
+
+  private func escaped(_ bytes: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    bytes.withUnsafeBufferPointer { JSONWriter.appendEscaped($0, to: &out) }
+    return out
+  }
+
+  @Test func everySpecialByteAtEveryPositionOfShortTexts() {
+    let special: [UInt8] = Array(0..<0x20) + [0x22, 0x5C, 0x7F, 0x80, 0xE6, 0x2F, 0x41]
+    for length in 1...40 {
+      for position in 0..<length {
+        for byte in special {
+          var bytes = Array(repeating: UInt8(ascii: "a"), count: length)
+          bytes[position] = byte
+          #expect(escaped(bytes) == escapedByteByByte(bytes), "\(byte) at \(position) of \(length)")
+          // And a second one further on, in the same word or the next.
+          if position + 3 < length {
+            bytes[position + 3] = 0x22
+            #expect(
+              escaped(bytes) == escapedByteByByte(bytes), "\(byte) at \(position) of \(length)")
+          }
+        }
+      }
+    }
+    #expect(escaped([]) == [])
+  }
+
+  @Test func randomTextsOfUTF8AndEscapes() {
+    var generator = SplitMix64(seed: TestSeed.make(fallback: 0x4553_4341))
+    let pieces: [[UInt8]] = [
+      Array("a".utf8), Array("漢字".utf8), Array("é".utf8), [0x22], [0x5C], [0x0A], [0x01], [0x1F],
+      Array("plain text ".utf8),
+    ]
+    for _ in 0..<2000 {
+      var bytes: [UInt8] = []
+      for _ in 0..<Int.random(in: 0...30, using: &generator) {
+        bytes += pieces[Int.random(in: 0..<pieces.count, using: &generator)]
+      }
+      #expect(escaped(bytes) == escapedByteByByte(bytes))
+      let first = bytes.firstIndex { JSONWriter.escapeSequence(for: $0) != nil } ?? bytes.count
+      #expect(bytes.withUnsafeBytes { JSONWriter.nextEscape(in: $0, from: 0) } == first)
+    }
+  }
+}
+
+/// Repeated keys are found by a search of the keys before while an object is small, and by a
+/// set once it is large: both must refuse a repeat, and neither may take canonically
+/// equivalent keys for the same.
+@Suite struct JSONRepeatedKeyTests {
+  private func object(_ keys: [String]) -> [UInt8] {
+    Array(("{" + keys.map { "\"\($0)\":1" }.joined(separator: ",") + "}").utf8)
+  }
+
+  @Test(arguments: [2, 15, 16, 17, 40])
+  func aRepeatedKeyIsRefusedInObjectsOfAnySize(size: Int) {
+    let keys = (0..<size).map { "k\($0)" }
+    #expect((try? JSONValue.parse(object(keys))) != nil)
+    for repeated in [0, size / 2, size - 1] {
+      let text = object(keys + [keys[repeated]])
+      #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(text) }
+    }
+    // Equivalent, not equal: "é" and "e" + U+0301 are two keys.
+    let equivalent = object(keys + ["\u{E9}", "e\u{301}"])
+    let parsed = try? JSONValue.parse(equivalent)
+    #expect(parsed?.objectValue?.members.count == size + 2)
+    #expect(parsed?["e\u{301}"] == .number("1"))
   }
 }

@@ -52,6 +52,8 @@ public enum SourceParser {
     _ bytes: [UInt8], kind: ImportKind, sourceName: String, options: Options = Options(),
     progress: ImportProgressHandler? = nil
   ) throws(ImportError) -> ParsedSource {
+    // The source's digest (for the correlation id) is hashed beside the parse.
+    let digest = BackgroundSHA256(bytes)
     let document =
       kind == .states
       ? try SourceDocument.jsonOrPropertyList(
@@ -73,7 +75,7 @@ public enum SourceParser {
     collector.resolveRepeatedStreams()
     progress?(.parsing, collector.recordCount, collector.recordCount)
     return ParsedSource(
-      kind: kind, sourceName: sourceName, sourceDigest: SHA256.hash(bytes),
+      kind: kind, sourceName: sourceName, sourceDigest: digest.value(),
       recordCount: collector.recordCount, records: collector.records,
       problems: collector.problems, notes: collector.notes)
   }

@@ -178,38 +178,27 @@ struct LineBytes {
   }
 
   /// `text` in quotes, escaped as JSON strings are (`JSONWriter.escapeSequence`). Bytes that
-  /// need no escape are passed over a word at a time (`JSONCursor.specialBytes`) and copied in
-  /// runs.
+  /// need no escape are passed over a word at a time (`JSONWriter.nextEscape`, the scan
+  /// `JSONWriter.appendEscaped` uses too) and copied in runs.
   mutating func quoted(_ text: String) {
     byte(0x22)
     var text = text
     text.withUTF8 { utf8 in
       let raw = UnsafeRawBufferPointer(utf8)
       var runStart = 0
-      var index = 0
-      while index < raw.count {
-        if index + 8 <= raw.count {
-          let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-          let flags = JSONCursor.specialBytes(UInt64(littleEndian: word))
-          if flags == 0 {
-            index += 8
-            continue
-          }
-          // The lowest flag is exact: that byte needs an escape.
-          index += flags.trailingZeroBitCount >> 3
-        }
-        guard let escape = JSONWriter.escapeSequence(for: raw[index]) else {
-          index += 1
-          continue
-        }
+      while runStart < raw.count {
+        let index = JSONWriter.nextEscape(in: raw, from: runStart)
         bytes(UnsafeRawBufferPointer(rebasing: raw[runStart..<index]))
-        withUnsafeBytes(of: escape.bytes.littleEndian) {
-          bytes(UnsafeRawBufferPointer(rebasing: $0[0..<escape.count]))
+        guard index < raw.count else { break }
+        if let escape = JSONWriter.escapeSequence(for: raw[index]) {
+          withUnsafeBytes(of: escape.bytes.littleEndian) {
+            bytes(UnsafeRawBufferPointer(rebasing: $0[0..<escape.count]))
+          }
+        } else {
+          bytes(UnsafeRawBufferPointer(rebasing: raw[index..<(index + 1)]))
         }
-        index += 1
-        runStart = index
+        runStart = index + 1
       }
-      bytes(UnsafeRawBufferPointer(rebasing: raw[runStart..<raw.count]))
     }
     byte(0x22)
   }

@@ -134,9 +134,9 @@ public struct JSONObject: Sendable, Equatable {
   ///
   /// Keys match code unit for code unit (RFC 8259 §8.3), not by `String`'s canonical equivalence.
   public subscript(key: String) -> JSONValue? {
-    get { members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value }
+    get { members.first { Self.sameBytes($0.key, key) }?.value }
     set {
-      if let index = members.firstIndex(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
+      if let index = members.firstIndex(where: { Self.sameBytes($0.key, key) }) {
         if let newValue {
           members[index].value = newValue
         } else {
@@ -146,6 +146,17 @@ public struct JSONObject: Sendable, Equatable {
         members.append(Member(key: key, value: newValue))
       }
     }
+  }
+
+  /// Whether two keys have the same UTF-8 bytes: lengths first (known for native strings), then
+  /// the bytes in place. `utf8.elementsEqual` walked both views a code unit at a time, about
+  /// 250 instructions a lookup, and an importer looks up a dozen keys a record.
+  @inline(__always)
+  static func sameBytes(_ left: String, _ right: String) -> Bool {
+    guard left.utf8.count == right.utf8.count else { return false }
+    var left = left
+    var right = right
+    return left.withUTF8 { leftBytes in right.withUTF8 { leftBytes.elementsEqual($0) } }
   }
 
   /// The keys, in order.
@@ -308,15 +319,26 @@ struct JSONValueParser {
   mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
     var members: [JSONObject.Member] = []
     // Keys are compared as code units, as RFC 8259 §8.3 says: `String`'s `==` would take the
-    // canonically equivalent "é" (U+00E9) and "e\u{301}" for the same key.
-    var seen: Set<[UInt8]> = []
+    // canonically equivalent "é" (U+00E9) and "e\u{301}" for the same key. The keys before are
+    // searched in place while they are few; a set of them is made only for a large object (a
+    // set for every object cost more than the rest of its parse).
+    var seen: Set<[UInt8]>?
     do {
       try cursor.readObject { keySlice, cursor in
         var keyParser = JSONValueParser(cursor)
         // Re-read the key through the validating path: rewind to its opening quote.
         keyParser.cursor.position = keySlice.start - 1
         let key = try keyParser.parseString()
-        guard seen.insert(Array(key.utf8)).inserted else {
+        let isRepeated: Bool
+        if let inserted = seen?.insert(Array(key.utf8)).inserted {
+          isRepeated = !inserted
+        } else {
+          isRepeated = members.contains { JSONObject.sameBytes($0.key, key) }
+          if !isRepeated, members.count >= 16 {
+            seen = Set(members.map { Array($0.key.utf8) } + [Array(key.utf8)])
+          }
+        }
+        guard !isRepeated else {
           throw JSONSyntaxError(
             offset: keySlice.start - 1, expected: "each key once in an object",
             found: "a second '\(key)'")

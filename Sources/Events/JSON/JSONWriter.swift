@@ -179,26 +179,47 @@ public struct JSONWriter: Sendable {
     bytes.append(0x22)
   }
 
-  /// Appends UTF-8 text with JSON string escaping (no quotes).
+  /// Appends UTF-8 text with JSON string escaping (no quotes): each run that needs no escape
+  /// in one append, found a word at a time (`nextEscape`).
   @inlinable
   public static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+    let raw = UnsafeRawBufferPointer(utf8)
     var runStart = 0
-    for index in 0..<utf8.count {
-      guard let escape = escapeSequence(for: utf8[index]) else { continue }
+    while runStart < raw.count {
+      let index = nextEscape(in: raw, from: runStart)
       if runStart < index {
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
       }
-      runStart = index + 1
-      // Byte by byte from the word: see `appendLiteral` for why no array literal.
-      var word = escape.bytes
-      for _ in 0..<escape.count {
-        bytes.append(UInt8(truncatingIfNeeded: word))
-        word >>= 8
+      guard index < raw.count else { break }
+      if let escape = escapeSequence(for: raw[index]) {
+        // Byte by byte from the word: see `appendLiteral` for why no array literal.
+        var word = escape.bytes
+        for _ in 0..<escape.count {
+          bytes.append(UInt8(truncatingIfNeeded: word))
+          word >>= 8
+        }
+      } else {
+        bytes.append(raw[index])
       }
+      runStart = index + 1
     }
-    if runStart < utf8.count {
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+  }
+
+  /// Where the next byte of `utf8` from `index` on that a JSON string must escape is
+  /// (`escapeSequence` is not nil for it), or `utf8.count`: eight bytes at a time, then byte by
+  /// byte for the last few. The writers' one scan for it.
+  @inlinable @inline(__always)
+  public static func nextEscape(in utf8: UnsafeRawBufferPointer, from index: Int) -> Int {
+    var index = index
+    while index + 8 <= utf8.count {
+      let word = UInt64(littleEndian: utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+      let flags = JSONCursor.specialBytes(word)
+      // The lowest flag is exact: that byte needs an escape.
+      if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
+      index += 8
     }
+    while index < utf8.count, escapeSequence(for: utf8[index]) == nil { index += 1 }
+    return index
   }
 
   /// How a JSON string holds `byte`, when not as itself: `"`, `\` and the control characters
