@@ -196,7 +196,7 @@ public final class LogFollower: Sendable {
       }
       if end > position.offset {
         var stoppedByBody = false
-        // A few new lines need no 4 MiB read buffer: size it to what is there.
+        // A few new lines need no full-size read buffer: size it to what is there.
         let span = end - position.offset
         let reader =
           span >= Int64(self.reader.readSize)

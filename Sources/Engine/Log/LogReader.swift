@@ -48,8 +48,11 @@ public struct LogReader: Sendable {
     public var stoppedEarly: Bool
   }
 
-  /// The default read size, 4 MiB: large enough that system calls cost nothing next to parsing.
-  public static let defaultReadSize = 4 << 20
+  /// The default read size, 1 MiB: large enough that system calls cost nothing next to
+  /// parsing, small enough that a replay's chunks in flight stay a few MiB. With 4 MiB chunks
+  /// (three in flight) a full rebuild of the 1 M-event log peaked at 85 MiB; with 1 MiB (four)
+  /// at 72 MiB, in the same time (BENCHMARKS.md, "Hashing beside the work").
+  public static let defaultReadSize = 1 << 20
 
   public init(
     path: String, readSize: Int = LogReader.defaultReadSize,

@@ -19,8 +19,9 @@ import Synchronization
 struct PipelinedScan {
   /// Bytes per chunk.
   var chunkSize: Int
-  /// Chunks in flight: one being filled, one being consumed, one spare.
-  static let chunkCount = 3
+  /// Chunks in flight: one being filled, one being consumed, two spare (so that a burst of
+  /// costly events on either side does not stall the other at once).
+  static let chunkCount = 4
 
   /// One chunk of the file and what the producer found in it.
   ///
