@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// Two passes use it: the audit report (the digest through its point), and a replay that saves
 /// checkpoints (each anchor holds the digest and midstate through its line). SHA-256 runs here at
-/// about 320 MB/s, a 308-byte line about 1 µs, three times what the rest of a replay spends on it:
-/// on the folding thread, as it once was, the first `replay rebuild` of a log took the hashing's
+/// about 320 MB/s, a 308-byte line about 1 µs, more than the rest of a replay spends on it: on
+/// the folding thread, as it once was, the first `replay rebuild` of a log took the hashing's
 /// time and the fold's one after the other.
 ///
 /// Bytes of a log's committed lines never change, so reading them twice (here and in the pass
