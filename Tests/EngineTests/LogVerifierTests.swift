@@ -90,10 +90,7 @@ import Testing
   /// line order with the others, and a log of several hashing blocks must check whole.
   @Test func checkpointsAndTheDigestAreCheckedInLineOrderAcrossBlocks() throws {
     try withTemporaryDirectory { directory in
-      let path = directory + "/generated.jsonl"
-      let log = try EventLog(path: path, configuration: testConfiguration())
-      var generator = LogGenerator(seed: "verifier-prefixes")
-      try log.appendGenerated(12_000, from: &generator, chunkSize: 1000)
+      let path = try makeGeneratedLog(in: directory, count: 12_000, seed: "verifier-prefixes")
       _ = try Replayer(reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path))
         .readModels(at: .end, saveEvery: 1000)
       let expected = try LogDigest.compute(LogReader(path: path), through: 7000)

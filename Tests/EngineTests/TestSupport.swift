@@ -24,6 +24,18 @@ func testConfiguration(
     report: { message in reports?.add(message) })
 }
 
+/// A log at `directory/generated.jsonl` of `count` events from `LogGenerator(seed:)`, written
+/// `chunkSize` to a write with `testConfiguration()`; its path.
+func makeGeneratedLog(
+  in directory: String, count: Int, seed: String, chunkSize: Int = 1000
+) throws -> String {
+  let path = directory + "/generated.jsonl"
+  let log = try EventLog(path: path, configuration: testConfiguration())
+  var generator = LogGenerator(seed: seed)
+  try log.appendGenerated(count, from: &generator, chunkSize: chunkSize)
+  return path
+}
+
 /// Collects report lines from a log, thread-safely.
 final class ReportCollector: Sendable {
   private let storage = Mutex<[String]>([])

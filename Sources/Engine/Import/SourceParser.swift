@@ -1,4 +1,5 @@
-import Events
+import Dispatch
+@_spi(Tables) import Events
 import Foundation
 
 /// The stage an import is at, for progress reports.
@@ -52,8 +53,14 @@ public enum SourceParser {
     _ bytes: [UInt8], kind: ImportKind, sourceName: String, options: Options = Options(),
     progress: ImportProgressHandler? = nil
   ) throws(ImportError) -> ParsedSource {
-    // The source's digest (for the correlation id) is hashed beside the parse.
-    let digest = BackgroundSHA256(bytes)
+    // The source's digest (for the correlation id) is hashed beside the parse: at about
+    // 320 MB/s here, a tenth of a contacts import. A small source is hashed at once.
+    let digest = PendingResult<[UInt8], Never>()
+    if bytes.count >= 1 << 16 {
+      DispatchQueue.global().async { digest.fill(.success(SHA256.hash(bytes))) }
+    } else {
+      digest.fill(.success(SHA256.hash(bytes)))
+    }
     let document =
       kind == .states
       ? try SourceDocument.jsonOrPropertyList(
@@ -75,7 +82,7 @@ public enum SourceParser {
     collector.resolveRepeatedStreams()
     progress?(.parsing, collector.recordCount, collector.recordCount)
     return ParsedSource(
-      kind: kind, sourceName: sourceName, sourceDigest: digest.value(),
+      kind: kind, sourceName: sourceName, sourceDigest: digest.wait(orElse: SHA256.hash(bytes)),
       recordCount: collector.recordCount, records: collector.records,
       problems: collector.problems, notes: collector.notes)
   }

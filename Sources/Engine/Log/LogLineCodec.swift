@@ -177,28 +177,19 @@ struct LineBytes {
     cursor += JSONWriter.writeDecimal(value, to: cursor)
   }
 
-  /// `text` in quotes, escaped as JSON strings are (`JSONWriter.escapeSequence`). Bytes that
-  /// need no escape are passed over a word at a time (`JSONWriter.nextEscape`, the scan
-  /// `JSONWriter.appendEscaped` uses too) and copied in runs.
+  /// `text` in quotes, escaped as JSON strings are: `JSONWriter.forEachEscapedPiece`, the walk
+  /// `JSONWriter.appendEscaped` takes too, with the pieces written into the line.
   mutating func quoted(_ text: String) {
     byte(0x22)
     var text = text
     text.withUTF8 { utf8 in
-      let raw = UnsafeRawBufferPointer(utf8)
-      var runStart = 0
-      while runStart < raw.count {
-        let index = JSONWriter.nextEscape(in: raw, from: runStart)
-        bytes(UnsafeRawBufferPointer(rebasing: raw[runStart..<index]))
-        guard index < raw.count else { break }
-        if let escape = JSONWriter.escapeSequence(for: raw[index]) {
-          withUnsafeBytes(of: escape.bytes.littleEndian) {
-            bytes(UnsafeRawBufferPointer(rebasing: $0[0..<escape.count]))
+      JSONWriter.forEachEscapedPiece(
+        of: UnsafeRawBufferPointer(utf8), run: { bytes($0) },
+        escape: { sequence in
+          withUnsafeBytes(of: sequence.bytes.littleEndian) {
+            bytes(UnsafeRawBufferPointer(rebasing: $0[0..<sequence.count]))
           }
-        } else {
-          bytes(UnsafeRawBufferPointer(rebasing: raw[index..<(index + 1)]))
-        }
-        runStart = index + 1
-      }
+        })
     }
     byte(0x22)
   }

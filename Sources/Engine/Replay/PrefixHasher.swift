@@ -1,4 +1,3 @@
-import Dispatch
 import Events
 import Foundation
 import Synchronization
@@ -40,7 +39,6 @@ final class PrefixHasher: Sendable {
   private let shared: Shared
   /// Where the prefix ends, once known; blocks past it are not read.
   private let limit = Atomic<Int64>(.max)
-  private let done = DispatchSemaphore(value: 0)
 
   /// A hasher of the log at `path`, from byte 0, or from `resuming.offset` with the hasher's
   /// state after the bytes before it.
@@ -53,12 +51,18 @@ final class PrefixHasher: Sendable {
   /// Starts hashing on a thread of its own.
   func start() {
     let thread = Thread { [self] in
-      run()
+      let failure: EngineError?
+      do throws(EngineError) {
+        try run()
+        failure = nil
+      } catch {
+        failure = error
+      }
       shared.condition.lock()
+      shared.failure = failure
       shared.finished = true
       shared.condition.broadcast()
       shared.condition.unlock()
-      done.signal()
     }
     thread.stackSize = 1 << 20
     thread.start()
@@ -69,38 +73,32 @@ final class PrefixHasher: Sendable {
     limit.store(end, ordering: .relaxed)
   }
 
-  private func run() {
-    do throws(EngineError) {
-      let file = try FileDescriptor.open(path, .readOnly)
-      defer { file.close() }
-      shared.condition.lock()
-      var hasher = shared.snapshots[0]
-      shared.condition.unlock()
-      var offset = startOffset
-      let buffer = UnsafeMutableRawBufferPointer.allocate(
-        byteCount: Self.blockSize, alignment: 64)
-      defer { buffer.deallocate() }
-      while offset + Int64(Self.blockSize) <= limit.load(ordering: .relaxed) {
-        guard let base = buffer.baseAddress else { return }
-        var filled = 0
-        while filled < Self.blockSize {
-          let got = try file.read(
-            into: base + filled, count: Self.blockSize - filled, at: offset + Int64(filled))
-          if got == 0 { break }
-          filled += got
-        }
-        // Only whole blocks are kept: the rest is hashed once the prefix's end is known.
-        guard filled == Self.blockSize else { return }
-        hasher.update(UnsafeRawBufferPointer(buffer))
-        offset += Int64(Self.blockSize)
-        shared.condition.lock()
-        shared.snapshots.append(hasher)
-        shared.condition.broadcast()
-        shared.condition.unlock()
+  /// Hashes whole blocks until the file or the limit ends, keeping the state after each.
+  private func run() throws(EngineError) {
+    let file = try FileDescriptor.open(path, .readOnly)
+    defer { file.close() }
+    shared.condition.lock()
+    var hasher = shared.snapshots[0]
+    shared.condition.unlock()
+    var offset = startOffset
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockSize, alignment: 64)
+    defer { buffer.deallocate() }
+    while offset + Int64(Self.blockSize) <= limit.load(ordering: .relaxed) {
+      guard let base = buffer.baseAddress else { return }
+      var filled = 0
+      while filled < Self.blockSize {
+        let got = try file.read(
+          into: base + filled, count: Self.blockSize - filled, at: offset + Int64(filled))
+        if got == 0 { break }
+        filled += got
       }
-    } catch {
+      // Only whole blocks are kept: the rest is hashed once the prefix's end is known.
+      guard filled == Self.blockSize else { return }
+      hasher.update(UnsafeRawBufferPointer(buffer))
+      offset += Int64(Self.blockSize)
       shared.condition.lock()
-      shared.failure = error
+      shared.snapshots.append(hasher)
+      shared.condition.broadcast()
       shared.condition.unlock()
     }
   }
@@ -135,11 +133,10 @@ final class PrefixHasher: Sendable {
     return hasher
   }
 
-  /// Waits for the thread, then returns the SHA-256 of bytes `0..<end`, or `nil` when `end`
-  /// is before where hashing started.
+  /// The SHA-256 of bytes `0..<end`, or `nil` when `end` is before where hashing started; no
+  /// byte past `end` is hashed after this.
   func digest(through end: Int64) throws -> [UInt8]? {
     stop(at: end)
-    done.wait()
     return try state(through: end)?.finalize()
   }
 }

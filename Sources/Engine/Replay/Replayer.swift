@@ -292,8 +292,10 @@ public struct Replayer: Sendable {
         "'\(reader.path)' ends at seq \(lastSequence), but it had a checkpoint at seq \(newest.sequence) (\(newest.path)): the log is shorter than it was; 'replay verify' says more"
       )
     }
+    // Nothing past the last line read is needed.
+    if let lastLine { prefixHasher?.stop(at: lastLine.end) }
     if let lastLine, !existing.contains(lastSequence),
-      let digest = digestState(prefixHasher, through: lastLine.end, last: true)
+      let digest = digestState(prefixHasher, through: lastLine.end)
     {
       let anchor = CheckpointStore.Anchor(
         offset: lastLine.end, sha256: digest.finalize(), midstate: digest.midstate,
@@ -321,9 +323,8 @@ public struct Replayer: Sendable {
 
   /// The digest's state through `end` for a checkpoint's anchor, or `nil` (explained) when the
   /// log could not be hashed that far: then no checkpoint is saved there, and the replay goes on.
-  func digestState(_ hasher: PrefixHasher?, through end: Int64, last: Bool = false) -> SHA256? {
+  func digestState(_ hasher: PrefixHasher?, through end: Int64) -> SHA256? {
     guard let hasher else { return nil }
-    if last { hasher.stop(at: end) }
     do {
       return try hasher.state(through: end)
     } catch {

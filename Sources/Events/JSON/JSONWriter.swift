@@ -179,28 +179,37 @@ public struct JSONWriter: Sendable {
     bytes.append(0x22)
   }
 
-  /// Appends UTF-8 text with JSON string escaping (no quotes): each run that needs no escape
-  /// in one append, found a word at a time (`nextEscape`).
+  /// Appends UTF-8 text with JSON string escaping (no quotes), through `forEachEscapedPiece`.
   @inlinable
   public static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
-    let raw = UnsafeRawBufferPointer(utf8)
-    var runStart = 0
-    while runStart < raw.count {
-      let index = nextEscape(in: raw, from: runStart)
-      if runStart < index {
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-      }
-      guard index < raw.count else { break }
-      if let escape = escapeSequence(for: raw[index]) {
+    forEachEscapedPiece(
+      of: UnsafeRawBufferPointer(utf8), run: { bytes.append(contentsOf: $0) },
+      escape: { sequence in
         // Byte by byte from the word: see `appendLiteral` for why no array literal.
-        var word = escape.bytes
-        for _ in 0..<escape.count {
+        var word = sequence.bytes
+        for _ in 0..<sequence.count {
           bytes.append(UInt8(truncatingIfNeeded: word))
           word >>= 8
         }
-      } else {
-        bytes.append(raw[index])
-      }
+      })
+  }
+
+  /// Walks UTF-8 text as a JSON string holds it: `run` gets each stretch of bytes that stand
+  /// as themselves (found a word at a time, `nextEscape`), `escape` the sequence of each byte
+  /// that does not (`escapeSequence`), in order. The writers' one loop: each says only where
+  /// the bytes go (`appendEscaped` into an array, the log's line encoder into a buffer).
+  @inlinable @inline(__always)
+  public static func forEachEscapedPiece(
+    of utf8: UnsafeRawBufferPointer, run: (UnsafeRawBufferPointer) -> Void,
+    escape: ((bytes: UInt64, count: Int)) -> Void
+  ) {
+    var runStart = 0
+    while runStart < utf8.count {
+      let index = nextEscape(in: utf8, from: runStart)
+      if runStart < index { run(UnsafeRawBufferPointer(rebasing: utf8[runStart..<index])) }
+      // `nextEscape` stops only at the end or at a byte that has a sequence.
+      guard index < utf8.count, let sequence = escapeSequence(for: utf8[index]) else { return }
+      escape(sequence)
       runStart = index + 1
     }
   }

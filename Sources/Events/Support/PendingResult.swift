@@ -29,3 +29,13 @@ public final class PendingResult<Success: Sendable, Failure: Error>: Sendable {
     return result.withLock { $0 } ?? .failure(fallback())
   }
 }
+
+extension PendingResult where Failure == Never {
+  /// The value, once `fill` has set it; `fallback` is what an absent one reads as (it cannot
+  /// be, as above).
+  public func wait(orElse fallback: @autoclosure () -> Success) -> Success {
+    done.wait()
+    done.signal()
+    return result.withLock { $0 }?.get() ?? fallback()
+  }
+}

@@ -149,26 +149,20 @@ enum AppendCommand {
     writes: [EventLog.StreamWrite], problems: [String]
   ) {
     let partCount =
-      bytes.count >= 1 << 20 ? min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 8) : 1
-    // Where each part starts (just after a newline) and the number of its first line.
-    var starts = [0]
-    var firstLines = [1]
-    var counted = (end: 0, lines: 1)
-    for part in 1..<max(partCount, 1) {
-      var start = max(bytes.count * part / partCount, starts[starts.count - 1] + 1)
-      while start < bytes.count, bytes[start - 1] != 0x0A { start += 1 }
-      guard start < bytes.count else { break }
-      counted.lines += bytes[counted.end..<start].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-      counted.end = start
-      starts.append(start)
-      firstLines.append(counted.lines)
+      bytes.count >= 1 << 20 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
+    // Each part starts just after a newline; its first line's number counts the ones before.
+    var cuts: [(range: Range<Int>, firstLine: Int)] = []
+    var start = 0
+    var firstLine = 1
+    for part in 1...max(partCount, 1) {
+      var end = part == partCount ? bytes.count : max(bytes.count * part / partCount, start + 1)
+      while end < bytes.count, bytes[end - 1] != 0x0A { end += 1 }
+      cuts.append((start..<end, firstLine))
+      guard end < bytes.count else { break }
+      firstLine += bytes[start..<end].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+      start = end
     }
-    let parts = starts.indices.map { index in
-      (
-        range: starts[index]..<(index + 1 < starts.count ? starts[index + 1] : bytes.count),
-        firstLine: firstLines[index]
-      )
-    }
+    let parts = cuts
     let results = Mutex(
       [Result<(writes: [EventLog.StreamWrite], problems: [String]), any Error>?](
         repeating: nil, count: parts.count))

@@ -160,12 +160,21 @@ func referenceModels(
     #expect(Replayer.mayPassUnsaved(every: 0, from: 1, through: 100, saved: []) == false)
   }
 
+  /// A copy of the sample log in `directory`, replayed to its end saving a checkpoint every
+  /// `interval` events; its path and checkpoint store.
+  private func sampleLogWithCheckpoints(in directory: String, every interval: Int64) throws
+    -> (path: String, store: CheckpointStore)
+  {
+    let path = try copySampleLog(to: directory)
+    let store = CheckpointStore(logPath: path)
+    _ = try Replayer(reader: LogReader(path: path), checkpoints: store).readModels(
+      at: .end, saveEvery: interval)
+    return (path, store)
+  }
+
   @Test func aCheckpointThatNoLongerMatchesTheLogIsIgnoredAndSaysWhy() throws {
     try withTemporaryDirectory { directory in
-      let path = try copySampleLog(to: directory)
-      let store = CheckpointStore(logPath: path)
-      _ = try Replayer(reader: LogReader(path: path), checkpoints: store).readModels(
-        at: .end, saveEvery: 100)
+      let (path, store) = try sampleLogWithCheckpoints(in: directory, every: 100)
       // Rewrite line 64 (a sampled line) with a different payload and a correct checksum.
       var lines = String(decoding: try fileBytes(path), as: UTF8.self).components(separatedBy: "\n")
       var body = Array(lines[63].dropLast(18).utf8)
@@ -196,10 +205,7 @@ func referenceModels(
 
   @Test func oneVerifyPassOverEveryCheckpointFindsWhatEachCheckAloneFinds() throws {
     try withTemporaryDirectory { directory in
-      let path = try copySampleLog(to: directory)
-      let store = CheckpointStore(logPath: path)
-      _ = try Replayer(reader: LogReader(path: path), checkpoints: store).readModels(
-        at: .end, saveEvery: 20)
+      let (path, store) = try sampleLogWithCheckpoints(in: directory, every: 20)
       let entries = store.entries()
       #expect(entries.count >= 4)
       #expect(store.verifyDigests(of: entries).allSatisfy { $0 == nil })
@@ -258,10 +264,7 @@ func referenceModels(
   /// checkpoint and replaying the tail gives exactly the models of a replay from seq 1.
   @Test func checkpointPlusTailEqualsAFullReplayOnAGeneratedLog() throws {
     try withTemporaryDirectory { directory in
-      let path = directory + "/generated.jsonl"
-      let log = try EventLog(path: path, configuration: testConfiguration())
-      var generator = LogGenerator(seed: "checkpoint-oracle")
-      try log.appendGenerated(6000, from: &generator, chunkSize: 1000)
+      let path = try makeGeneratedLog(in: directory, count: 6000, seed: "checkpoint-oracle")
       let store = CheckpointStore(logPath: path)
       _ = try Replayer(reader: LogReader(path: path), checkpoints: store).readModels(
         at: .end, saveEvery: 700)
@@ -288,10 +291,7 @@ extension GeneratedLogCheckpointTests {
   /// checkpoint's midstate, must hold the SHA-256 of exactly the bytes before it.
   @Test func everyAnchorHoldsTheDigestOfTheBytesBeforeItAcrossBlocks() throws {
     try withTemporaryDirectory { directory in
-      let path = directory + "/generated.jsonl"
-      let log = try EventLog(path: path, configuration: testConfiguration())
-      var generator = LogGenerator(seed: "anchors-across-blocks")
-      try log.appendGenerated(12_000, from: &generator, chunkSize: 1000)
+      let path = try makeGeneratedLog(in: directory, count: 12_000, seed: "anchors-across-blocks")
       let bytes = try #require(FileManager.default.contents(atPath: path))
       #expect(bytes.count > 3 * PrefixHasher.blockSize)
       let store = CheckpointStore(logPath: path)
