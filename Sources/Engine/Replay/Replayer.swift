@@ -34,6 +34,10 @@ public struct Replayer: Sendable {
   /// When set, long replays save checkpoints on their own and prune them (see
   /// ``CheckpointPolicy``); `nil` saves only what the caller asks for.
   public var automaticCheckpoints: CheckpointPolicy?
+  /// How far ahead of the fold (bytes) the reading thread must be to open a sealed record
+  /// itself (see `SealedPrefetch`); `nil` for two of the reader's chunks. Tests pin it at 0
+  /// (always) and `.max` (never).
+  var sealedOpeningLead: Int64?
 
   public init(
     reader: LogReader, checkpoints: CheckpointStore? = nil,
@@ -180,11 +184,13 @@ public struct Replayer: Sendable {
     var lastFolded = lastSequence
     var keys = PersonalData.KeyRing(logPath: reader.path)
     // Sealed contact payloads are opened on the reading thread, ahead of the fold, when the
-    // log has a key store and the contacts are folded: the fold's thread is the slower one.
+    // log has a key store, the contacts are folded and the fold is the slower thread.
     let prefetch =
       (wanted?.contains(ContactList.name) ?? true)
         && KeyStoreCache.identity(of: KeyStore.path(forLog: reader.path)) != nil
-      ? SealedPrefetch(logPath: reader.path, categories: wantedCategories) : nil
+      ? SealedPrefetch(
+        logPath: reader.path, categories: wantedCategories,
+        lead: sealedOpeningLead ?? 2 * Int64(reader.readSize)) : nil
     let reading: (@Sendable (EventLine) -> Void)? =
       if let prefetch {
         { line in
@@ -201,6 +207,7 @@ public struct Replayer: Sendable {
     // The reader stops after `last`: every line handed out is at or before it.
     try reader.forEachEvent(from: position, through: last, observe: reading) { line in
       eventsRead += 1
+      prefetch?.reached(line)
       if refusesSeqsInsideWrites, !point.isInstant, line.sequence == last, let batch = line.batch,
         batch.upperBound > line.sequence
       {
@@ -232,6 +239,8 @@ public struct Replayer: Sendable {
           models.contacts.setFavorite(toggle.isFavorite, contactID: toggle.contactID)
         } else {
           cursor.strings = Unmanaged.passUnretained(strings)
+          // The event goes to the read models alone: text none of them keeps is not made.
+          cursor.skipsUnshownText = true
           let event: DomainEvent?
           do throws(EventsError) {
             event = try EventVocabulary.decode(

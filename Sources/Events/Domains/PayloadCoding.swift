@@ -411,12 +411,19 @@ extension JSONCursor {
 
   /// Reads the string held by `field`.
   mutating func decodeString(_ field: Int, _ scope: PayloadScope) throws(EventsError) -> String {
+    makeString(try stringSlice(field, scope))
+  }
+
+  /// Reads the string held by `field` and returns where it lies, still escaped.
+  private mutating func stringSlice(
+    _ field: Int, _ scope: PayloadScope
+  ) throws(EventsError) -> JSONStringSlice {
     skipWhitespace()
     guard position < end, base[position] == 0x22 else {
       throw scope.invalid(field, found: describeFoundValue())
     }
     do throws(JSONSyntaxError) {
-      return try readString()
+      return try readStringSlice()
     } catch {
       throw scope.malformed(error)
     }
@@ -428,16 +435,7 @@ extension JSONCursor {
   mutating func decodeIdentifier(
     _ field: Int, _ scope: PayloadScope, expected: String? = nil
   ) throws(EventsError) -> JSONStringSlice {
-    skipWhitespace()
-    guard position < end, base[position] == 0x22 else {
-      throw scope.invalid(field, found: describeFoundValue())
-    }
-    let slice: JSONStringSlice
-    do throws(JSONSyntaxError) {
-      slice = try readStringSlice()
-    } catch {
-      throw scope.malformed(error)
-    }
+    let slice = try stringSlice(field, scope)
     if isPlainIdentifier(slice) { return slice }
     if let problem = DomainText.identifierProblem(slice.string(base: base)) {
       throw scope.invalid(field, expected: expected, found: problem)
@@ -464,15 +462,22 @@ extension JSONCursor {
   /// Checks that `field` holds a string or `null`, without making it.
   mutating func skipString(_ field: Int, _ scope: PayloadScope) throws(EventsError) {
     if readNull() { return }
-    skipWhitespace()
-    guard position < end, base[position] == 0x22 else {
-      throw scope.invalid(field, found: describeFoundValue())
-    }
-    do throws(JSONSyntaxError) {
-      _ = try readStringSlice()
-    } catch {
-      throw scope.malformed(error)
-    }
+    try checkString(field, scope)
+  }
+
+  /// Reads the string held by `field`, or checks it as `decodeString` would and returns `""`
+  /// when `skipsUnshownText` is set: for text no read model keeps.
+  mutating func decodeUnshownString(
+    _ field: Int, _ scope: PayloadScope
+  ) throws(EventsError) -> String {
+    guard skipsUnshownText else { return try decodeString(field, scope) }
+    try checkString(field, scope)
+    return ""
+  }
+
+  /// Checks that `field` holds a string, as `decodeString` reads it, without making it.
+  mutating func checkString(_ field: Int, _ scope: PayloadScope) throws(EventsError) {
+    _ = try stringSlice(field, scope)
   }
 
   /// Reads the string held by `field`, or `nil` for `null`.

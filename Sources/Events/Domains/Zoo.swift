@@ -173,7 +173,8 @@ extension MediaLink: PayloadComponent {
     try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
       switch field {
       case 0: url = try cursor.decodeString(field, scope)
-      default: alternativeText = try cursor.decodeString(field, scope)
+      // No read model shows a link's text (the catalogue shows the first picture's address).
+      default: alternativeText = try cursor.decodeUnshownString(field, scope)
       }
     }
     self.init(url: url, alternativeText: alternativeText)
@@ -429,10 +430,13 @@ public struct AnimalImported: EventPayload, Hashable {
     let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
     var sourceID: Int?
     var id: AnimalID?
-    var record = AnimalRecord(sourceID: 0)
+    // Given an id, the placeholder skips deriving one from an empty Latin name.
+    var record = AnimalRecord(id: .imported(sourceID: 0), sourceID: 0)
     var source: String?
     try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
       func text() throws(EventsError) -> String { try cursor.decodeString(field, scope) }
+      // What the catalogue does not show (it keeps the names, the location and the pictures).
+      func detail() throws(EventsError) -> String { try cursor.decodeUnshownString(field, scope) }
       func links() throws(EventsError) -> [MediaLink] {
         var result: [MediaLink] = []
         try cursor.decodeArray(field, scope) { index, cursor throws(EventsError) in
@@ -460,36 +464,36 @@ public struct AnimalImported: EventPayload, Hashable {
         sourceID = value
       case 2: record.nameChinese = try text()
       case 3: record.nameEnglish = try text()
-      case 4: record.nameLatin = try text()
-      case 5: record.alsoKnownAs = try text()
+      case 4: record.nameLatin = try detail()
+      case 5: record.alsoKnownAs = try detail()
       case 6: record.location = try text()
-      case 7: record.geo = try text()
+      case 7: record.geo = try detail()
       case 8: record.coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
-      case 9: record.phylum = try text()
-      case 10: record.taxonomicClass = try text()
-      case 11: record.order = try text()
-      case 12: record.family = try text()
-      case 13: record.conservation = try text()
-      case 14: record.distribution = try text()
-      case 15: record.habitat = try text()
-      case 16: record.feature = try text()
-      case 17: record.behavior = try text()
-      case 18: record.diet = try text()
-      case 19: record.crisis = try text()
-      case 20: record.interpretation = try text()
-      case 21: record.themeName = try text()
-      case 22: record.themeURL = try text()
-      case 23: record.adopt = try text()
-      case 24: record.code = try text()
+      case 9: record.phylum = try detail()
+      case 10: record.taxonomicClass = try detail()
+      case 11: record.order = try detail()
+      case 12: record.family = try detail()
+      case 13: record.conservation = try detail()
+      case 14: record.distribution = try detail()
+      case 15: record.habitat = try detail()
+      case 16: record.feature = try detail()
+      case 17: record.behavior = try detail()
+      case 18: record.diet = try detail()
+      case 19: record.crisis = try detail()
+      case 20: record.interpretation = try detail()
+      case 21: record.themeName = try detail()
+      case 22: record.themeURL = try detail()
+      case 23: record.adopt = try detail()
+      case 24: record.code = try detail()
       case 25: record.pictures = try links()
       case 26: record.pdfs = try links()
       case 27: record.voices = try links()
-      case 28: record.videoURL = try text()
-      case 29: record.update = try text()
-      case 30: record.cid = try text()
-      case 31: record.summary = try text()
-      case 32: record.keywords = try text()
-      case 33: record.poiGroup = try text()
+      case 28: record.videoURL = try detail()
+      case 29: record.update = try detail()
+      case 30: record.cid = try detail()
+      case 31: record.summary = try detail()
+      case 32: record.keywords = try detail()
+      case 33: record.poiGroup = try detail()
       default: source = try cursor.decodeOptionalString(field, scope)
       }
     }

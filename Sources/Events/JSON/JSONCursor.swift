@@ -34,6 +34,11 @@ public struct JSONCursor {
   /// end can be loaded a word at a time. A payload inside a log line is followed by the line's
   /// checksum member, so replay sets this.
   public var readableSlack = 0
+  /// Set where the decoded event goes only to the package's read models (replay) or is only
+  /// checked (`verify`): text no read model keeps (an imported animal's descriptions, a few kilobytes of each `AnimalImported`)
+  /// is checked exactly as it is when made, but not made; the event holds `""` there. Decoding
+  /// accepts and refuses the same payloads either way.
+  public var skipsUnshownText = false
 
   /// The deepest nesting the reader accepts.
   public static let maximumDepth = 512
