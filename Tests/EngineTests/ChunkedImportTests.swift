@@ -65,7 +65,9 @@ import Testing
       writes[2].events[0].id = EventID(high: 5, low: 5)
       writes[22].events[0].id = EventID(high: 5, low: 5)
     case .sealedElsewhere:
-      // A schema 2 contact event whose seal names a key this log's store does not hold.
+      // A schema 2 contact event whose seal names a key this log's store does not hold (with
+      // its id, as a copied line has it: only then can it be checked ahead of the write).
+      writes[21].events[0].id = EventID(high: 9, low: 9)
       writes[21].events[0].schemaVersion = 2
       writes[21].events[0].data = Array(
         #"{"id":"c22","companyName":"","isFavorite":false,"sealed":{"key":"00000000000000ff","record":"AAAA"}}"#
@@ -129,6 +131,69 @@ import Testing
         #expect(try fileBytes(path) == logBefore)
         #expect(try fileBytes(KeyStore.path(forLog: path)) == keysBefore)
       }
+    }
+  }
+
+  /// Large writes check each event's own rules ahead of the write on a second thread
+  /// (`Prechecks`): what is refused, the error given and every byte written are the same
+  /// whether every check is taken from there or none is.
+  @Test(arguments: BadEvent.allCases)
+  func checkingAheadChangesNoErrorAndNoByte(_ bad: BadEvent) throws {
+    try withTemporaryDirectory { directory in
+      var errors: [String] = []
+      var logs: [[UInt8]] = []
+      for use in [EventLog.Prechecks.Use.everyEvent, .never] {
+        let path = directory + "/events-\(use).jsonl"
+        _ = try seededLog(path)
+        var configuration = configuration()
+        configuration.prechecks = use
+        let log = try EventLog(path: path, configuration: configuration)
+        let before = try fileBytes(path)
+        do {
+          try log.importEvents(writes(with: bad), chunkSize: 5)
+          Issue.record("\(bad) was written")
+        } catch {
+          errors.append("\(error)")
+        }
+        #expect(try fileBytes(path) == before)
+        try log.importEvents(writes(), chunkSize: 5)
+        logs.append(try fileBytes(path))
+      }
+      #expect(errors.count == 2 && errors.first == errors.last, "\(errors)")
+      #expect(logs.count == 2 && logs.first == logs.last)
+    }
+  }
+
+  /// A generated log's events offered as they are (its contacts sealed, its key store copied
+  /// beside the new log): each sealed record is found to open ahead of the write, and the
+  /// same bytes are written as when the write's thread opens every one.
+  @Test func eventsOfferedSealedAreCheckedAheadAlike() throws {
+    try withTemporaryDirectory { directory in
+      let source = try makeGeneratedLog(in: directory, count: 3000, seed: "prechecks")
+      let events = try readAll(source)
+      #expect(events.contains { $0.schemaVersion == 2 })
+      let writes = events.map { event in
+        EventLog.StreamWrite(
+          stream: event.stream,
+          events: [
+            ProposedEvent(
+              id: event.id, type: event.type, schemaVersion: event.schemaVersion, data: event.data,
+              metadata: event.metadata)
+          ])
+      }
+      var logs: [[UInt8]] = []
+      for use in [EventLog.Prechecks.Use.everyEvent, .never] {
+        let path = directory + "/copy-\(use).jsonl"
+        try FileManager.default.copyItem(
+          atPath: KeyStore.path(forLog: source), toPath: KeyStore.path(forLog: path))
+        var configuration = configuration()
+        configuration.prechecks = use
+        let log = try EventLog(path: path, configuration: configuration)
+        let summary = try log.importEvents(writes, chunkSize: 100)
+        #expect(summary.appendedCount == events.count)
+        logs.append(try fileBytes(path))
+      }
+      #expect(logs.count == 2 && logs.first == logs.last)
     }
   }
 

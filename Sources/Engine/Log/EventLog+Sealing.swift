@@ -41,25 +41,13 @@ extension EventLog {
           plan.newEvents[index].event.schemaVersion = 2
           plan.newEvents[index].event.id = id
         default:
-          // Offered sealed (a copy of another log's line, say): it must open here.
+          // Offered sealed (a copy of another log's line, say): it must open here, unless it
+          // was found to open ahead of the write (`Prechecks`).
+          if plan.newEvents[index].opens { continue }
           var ring = keys ?? PersonalData.KeyRing(logPath: log.path)
           keys = nil
           defer { keys = ring }
-          do {
-            if let decoded = try EventVocabulary.decode(
-              type: event.type, schemaVersion: event.schemaVersion, data: event.data,
-              strict: false)
-            {
-              _ = try PersonalData.open(
-                decoded, id: id, stream: stream, sequence: sequence, keys: &ring)
-            }
-          } catch {
-            throw EngineError.invalidEvent(
-              location: nil,
-              problem:
-                "a schema \(event.schemaVersion) \(event.type) holds data sealed under a key of this log's key store, and this one does not open with it (\(error)); append its schema 1 (plaintext) form and the log seals it"
-            )
-          }
+          try log.checkOpens(event, id: id, stream: stream, sequence: sequence, keys: &ring)
         }
       }
     }
@@ -72,6 +60,27 @@ extension EventLog {
       try keyStore.commitPendingKeys()
       KeyStoreCache.update(keyStore, forLog: log.path)
       store = keyStore
+    }
+  }
+
+  /// Checks that `event`, a contact event offered sealed (schema 2), opens with this log's
+  /// keys under `id` and `stream`: what a write asks of a record it did not seal itself.
+  func checkOpens(
+    _ event: ProposedEvent, id: EventID, stream: String, sequence: Int64,
+    keys: inout PersonalData.KeyRing
+  ) throws {
+    do {
+      if let decoded = try EventVocabulary.decode(
+        type: event.type, schemaVersion: event.schemaVersion, data: event.data, strict: false)
+      {
+        _ = try PersonalData.open(decoded, id: id, stream: stream, sequence: sequence, keys: &keys)
+      }
+    } catch {
+      throw EngineError.invalidEvent(
+        location: nil,
+        problem:
+          "a schema \(event.schemaVersion) \(event.type) holds data sealed under a key of this log's key store, and this one does not open with it (\(error)); append its schema 1 (plaintext) form and the log seals it"
+      )
     }
   }
 }

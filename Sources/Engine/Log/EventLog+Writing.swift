@@ -36,6 +36,8 @@ extension EventLog {
       var stream: String
       var version: Int64
       var event: ProposedEvent
+      /// Whether its sealed record was found to open ahead of the write (`Prechecks`).
+      var opens = false
     }
 
     enum Slot {
@@ -71,6 +73,10 @@ extension EventLog {
       written.duplicateCount = planner.duplicateCount
       return written
     }
+    // Each event's own checks run ahead on a second thread for large writes.
+    let prechecks = Prechecks(writes, total: planner.total, log: self, use: configuration.prechecks)
+    defer { prechecks?.stop() }
+    planner.prechecks = prechecks
     let firstSequence = state.index.lastSequence + 1
     var sealer = Sealer(firstSequence: firstSequence)
     var writer: LineWriter?
@@ -131,6 +137,8 @@ extension EventLog {
     /// fail a check, and then nothing is written).
     let newCount: Int
     let keepsSlots: Bool
+    /// Each event's own checks, made ahead of the planning (large writes only).
+    var prechecks: Prechecks?
     /// What became of each event planned so far (only when `keepsSlots`).
     private(set) var slots: [Plan.Slot] = []
     private(set) var duplicateCount = 0
@@ -180,7 +188,10 @@ extension EventLog {
       while writeIndex < writes.count {
         let write = writes[writeIndex]
         if eventIndex == 0 {
-          if let problem = EnvelopeRules.problem(withStreamName: write.stream) {
+          let named =
+            !write.events.isEmpty
+            && prechecks?.passed(at: position + 1).contains(.stream) == true
+          if !named, let problem = EnvelopeRules.problem(withStreamName: write.stream) {
             throw EngineError.invalidEvent(location: nil, problem: problem)
           }
           versionChecked = false
@@ -194,7 +205,8 @@ extension EventLog {
           let place = position
           let total = self.total
           var location: String? { total > 1 ? "event \(place) of \(total)" : nil }
-          try log.validate(event, location: location)
+          let passed = prechecks?.passed(at: place) ?? []
+          if !passed.contains(.event) { try log.validate(event, location: location) }
           if let id = event.id {
             if !knownIDs.isEmpty, let offset = knownIDs[place] {
               let existing = try log.recordedEvent(in: file, at: offset)
@@ -227,7 +239,9 @@ extension EventLog {
           if keepsSlots { slots.append(.new(plannedNew)) }
           plannedNew += 1
           plan.newEvents.append(
-            Plan.NewEvent(stream: write.stream, version: current + 1, event: event))
+            Plan.NewEvent(
+              stream: write.stream, version: current + 1, event: event,
+              opens: passed.contains(.opens)))
         }
         writeIndex += 1
         eventIndex = 0
@@ -271,7 +285,7 @@ extension EventLog {
   }
 
   /// Checks what the envelope needs of an event; its type's vocabulary is the caller's concern.
-  fileprivate func validate(_ event: ProposedEvent, location: @autoclosure () -> String?) throws {
+  func validate(_ event: ProposedEvent, location: @autoclosure () -> String?) throws {
     if let problem = EnvelopeRules.problem(withTypeName: event.type) {
       throw EngineError.invalidEvent(location: location(), problem: problem)
     }

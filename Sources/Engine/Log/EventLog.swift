@@ -55,6 +55,9 @@ public final class EventLog: Sendable {
     /// source: anyone with the seed can rebuild the keys. Only for generated logs (`replay
     /// generate` sets it so that a seed gives the same bytes); `nil` for real data.
     public var sealingSeed: String?
+    /// Which writes check each event's own rules ahead of the write on a second thread
+    /// (`Prechecks`); tests compare `.never` with `.everyEvent`.
+    var prechecks = Prechecks.Use.largeWrites
 
     public init(
       clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) },
