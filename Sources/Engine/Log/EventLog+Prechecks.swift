@@ -51,7 +51,8 @@ extension EventLog {
     private let capacity: Int
     /// Positions 1 through this one are final.
     private let checked = Atomic<Int>(0)
-    /// The position the write's thread has reached: positions up to it are not worth checking.
+    /// The last position the write's thread is done with: positions up to it are not worth
+    /// checking.
     private let reached = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)

@@ -18,7 +18,7 @@ final class SealedPrefetch: @unchecked Sendable {
   private let categories: [[UInt8]]?
   /// Opened events by seq, from the reading thread to the fold's.
   private let ready = Mutex<[Int64: (DomainEvent, PersonalData.Unsealed)]>([:])
-  /// The offset of the last line the fold asked about.
+  /// The offset of the last line the fold received.
   private let foldOffset = Atomic<Int64>(0)
   /// How far ahead of the fold, in bytes, the reading thread must be to open a line itself.
   private let lead: Int64
