@@ -74,7 +74,9 @@ extension EventLog {
       return written
     }
     // Each event's own checks run ahead on a second thread for large writes.
-    let prechecks = Prechecks(writes, total: planner.total, log: self, use: configuration.prechecks)
+    let prechecks = Prechecks(
+      writes, total: planner.total, lead: 2 * min(chunkSize, planner.total), log: self,
+      use: configuration.prechecks)
     defer { prechecks?.stop() }
     planner.prechecks = prechecks
     let firstSequence = state.index.lastSequence + 1
