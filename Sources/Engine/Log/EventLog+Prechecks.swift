@@ -122,8 +122,7 @@ extension EventLog {
       var keys = PersonalData.KeyRing(logPath: log.path)
       var position = 0
       for write in writes {
-        var streamPassed: Bool?
-        for event in write.events {
+        for (index, event) in write.events.enumerated() {
           position += 1
           while position - reached.load(ordering: .relaxed) > lead {
             if stopped.load(ordering: .relaxed) { return }
@@ -135,9 +134,8 @@ extension EventLog {
             continue
           }
           var found: Passed = []
-          if streamPassed == nil {
-            streamPassed = EnvelopeRules.problem(withStreamName: write.stream) == nil
-            if streamPassed == true { found.insert(.stream) }
+          if index == 0, EnvelopeRules.problem(withStreamName: write.stream) == nil {
+            found.insert(.stream)
           }
           if (try? log.validate(event, location: nil)) != nil {
             found.insert(.event)

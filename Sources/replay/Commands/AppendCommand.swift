@@ -154,7 +154,7 @@ enum AppendCommand {
     var cuts: [(range: Range<Int>, firstLine: Int)] = []
     var start = 0
     var firstLine = 1
-    for part in 1...max(partCount, 1) {
+    for part in 1...partCount {
       var end = part == partCount ? bytes.count : max(bytes.count * part / partCount, start + 1)
       while end < bytes.count, bytes[end - 1] != 0x0A { end += 1 }
       cuts.append((start..<end, firstLine))
