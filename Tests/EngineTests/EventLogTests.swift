@@ -149,6 +149,51 @@ import Testing
     }
   }
 
+  /// A write to one stream counts its versions on alone; a write to several keeps a table of
+  /// the streams it met, so a stream met again in a later part of the write counts on from
+  /// there. An id twice in one write is refused, whichever part holds it.
+  @Test func versionsCountOnWithinAWriteAndAnIDTwiceInItIsRefused() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      try log.append([proposed("A", "{}")], to: "s-1")
+      try log.append([proposed("A", "{}"), proposed("A", "{}"), proposed("A", "{}")], to: "s-1")
+      try log.append([
+        EventLog.StreamWrite(stream: "s-1", events: [proposed("A", "{}")]),
+        EventLog.StreamWrite(stream: "s-2", events: [proposed("A", "{}"), proposed("A", "{}")]),
+        EventLog.StreamWrite(stream: "s-1", events: [proposed("A", "{}")]),
+      ])
+      let events = try readAll(path)
+      #expect(events.map(\.stream) == ["s-1", "s-1", "s-1", "s-1", "s-1", "s-2", "s-2", "s-1"])
+      #expect(events.map(\.version) == [1, 2, 3, 4, 5, 1, 2, 6])
+      #expect(try log.version(of: "s-1") == 6)
+
+      let before = try fileBytes(path)
+      let id = try #require(EventID("0b5c3f1e-4a7d-4c2b-9e8f-1a2b3c4d5e6f"))
+      #expect(
+        throws: EngineError.invalidEvent(
+          location: "event 2 of 2",
+          problem: "event id \(id) appears twice in this write (also for stream 's-3')")
+      ) {
+        try log.append([proposed("A", "{}", id: id), proposed("A", "{}", id: id)], to: "s-3")
+      }
+      #expect(
+        throws: EngineError.invalidEvent(
+          location: "event 2 of 2",
+          problem: "event id \(id) appears twice in this write (also for stream 's-3')")
+      ) {
+        try log.append([
+          EventLog.StreamWrite(stream: "s-3", events: [proposed("A", "{}", id: id)]),
+          EventLog.StreamWrite(stream: "s-4", events: [proposed("A", "{}", id: id)]),
+        ])
+      }
+      #expect(try fileBytes(path) == before)
+      // One event with an id is written (a write of one event keeps no table of its ids).
+      try log.append([proposed("A", "{}", id: id)], to: "s-3")
+      #expect(try readAll(path).last?.id == id)
+    }
+  }
+
   @Test func multiStreamWriteIsAllOrNothing() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/log.jsonl"

@@ -44,7 +44,10 @@ extension EventLog {
       buffer = state.lineBuffer
       state.lineBuffer = []
       buffer.removeAll(keepingCapacity: true)
-      state.index.eventOffsets.reserveCapacity(state.index.eventOffsets.count + newCount)
+      // (Not for one event: the call is not specialised, and costs more than the insert.)
+      if newCount > 1 {
+        state.index.eventOffsets.reserveCapacity(state.index.eventOffsets.count + newCount)
+      }
       if keepsEvents { recorded.reserveCapacity(newCount) }
     }
 

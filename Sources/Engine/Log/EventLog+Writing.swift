@@ -151,10 +151,13 @@ extension EventLog {
     private var position = 0
     private var versionChecked = false
     /// The streams this write met so far (keyed by the name's bytes, as the log is: `String`
-    /// would merge "é" and "e\u{301}"), and the version each one's next event gets.
-    private var streams: ByteKeyedTable<StreamTable.Name>
+    /// would merge "é" and "e\u{301}"), and the version each one's next event gets. Made only
+    /// for a write to more than one stream; a write to one keeps its next version alone.
+    private var streams: ByteKeyedTable<StreamTable.Name>?
     private var streamNames: [StreamTable.Name] = []
     private var nextVersions: [Int64] = []
+    private var soleStreamNext: Int64?
+    /// The ids met so far, for a write of more than one event.
     private var idsInWrite: [EventID: String] = [:]
 
     init(_ writes: [StreamWrite], index: borrowing LogIndex, keepsSlots: Bool) throws {
@@ -173,8 +176,8 @@ extension EventLog {
       self.total = total
       knownIDs = known
       newCount = total - known.count
-      streams = ByteKeyedTable(minimumCapacity: min(writes.count, 4096))
-      idsInWrite.reserveCapacity(total - known.count)
+      if writes.count > 1 { streams = ByteKeyedTable(minimumCapacity: min(writes.count, 4096)) }
+      if total > 1 { idsInWrite.reserveCapacity(total - known.count) }
       if keepsSlots { slots.reserveCapacity(total) }
     }
 
@@ -222,7 +225,7 @@ extension EventLog {
               if keepsSlots { slots.append(.duplicate(existing)) }
               continue
             }
-            if let other = idsInWrite.updateValue(write.stream, forKey: id) {
+            if total > 1, let other = idsInWrite.updateValue(write.stream, forKey: id) {
               throw EngineError.invalidEvent(
                 location: location,
                 problem: "event id \(id) appears twice in this write (also for stream '\(other)')")
@@ -254,17 +257,23 @@ extension EventLog {
     /// The version of `stream` before its next event in this write, counted on from the log's.
     private mutating func nextVersion(of stream: String, index: borrowing LogIndex) throws -> Int64
     {
+      guard streams != nil else {
+        // The write's one stream.
+        let current = try soleStreamNext ?? index.version(of: stream)
+        soleStreamNext = current + 1
+        return current
+      }
       var name = stream
       return try name.withUTF8 { utf8 in
         let bytes = UnsafeRawBufferPointer(utf8)
         let hash = ByteKeyedTable<StreamTable.Name>.hash(bytes)
-        if let known = streams.position(ofBytes: bytes, hash: hash, in: streamNames) {
+        if let known = streams?.position(ofBytes: bytes, hash: hash, in: streamNames) {
           defer { nextVersions[known] += 1 }
           return nextVersions[known]
         }
         let current = try index.version(of: stream)
         let end = streamNames.count
-        _ = streams.position(ofBytes: bytes, hash: hash, in: streamNames, insertingAt: end)
+        _ = streams?.position(ofBytes: bytes, hash: hash, in: streamNames, insertingAt: end)
         streamNames.append(StreamTable.Name(rawValue: stream))
         nextVersions.append(current + 1)
         return current

@@ -112,6 +112,8 @@ public final class EventLog: Sendable {
 
   /// The log file's path.
   public let path: String
+  /// `path` as a C string, made once: every write looks at what the path names.
+  private let cPath: ContiguousArray<CChar>
   /// The configuration it was opened with.
   public let configuration: Configuration
   let state: Mutex<State>
@@ -138,6 +140,7 @@ public final class EventLog: Sendable {
   ///   `.io`.
   public init(path: String, configuration: Configuration = Configuration()) throws {
     self.path = path
+    cPath = path.utf8CString
     self.configuration = configuration
     state = Mutex(State())
     try withLockedLog { _ in }
@@ -321,7 +324,7 @@ public final class EventLog: Sendable {
   private func openIfNeeded(_ state: inout State) throws -> FileDescriptor {
     // Reopen when the path now names another file (the log was replaced or moved away).
     if let file = state.file, let identity = state.identity,
-      let current = FileDescriptor.status(atPath: path),
+      let current = cPath.withUnsafeBufferPointer({ FileDescriptor.status(atPath: $0) }),
       current.device == identity.device, current.inode == identity.inode
     {
       return file

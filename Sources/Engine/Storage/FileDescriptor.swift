@@ -123,6 +123,13 @@ struct FileDescriptor: Sendable {
     return Status(info)
   }
 
+  /// `status(atPath:)` of a path already made a C string.
+  static func status(atPath path: UnsafeBufferPointer<CChar>) -> Status? {
+    var info = stat()
+    guard let base = path.baseAddress, stat(base, &info) == 0 else { return nil }
+    return Status(info)
+  }
+
   /// Reads up to `count` bytes at `offset` into `buffer`; returns how many were read (0 at end).
   func read(
     into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64

@@ -70,28 +70,46 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     let minute = millisecondOfDay / 60_000 % 60
     let second = millisecondOfDay / 1000 % 60
     let millisecond = millisecondOfDay % 1000
-    func put(_ value: Int64, digits: Int) {
-      var divisor: Int64 = 1
-      for _ in 1..<digits { divisor *= 10 }
-      while divisor > 0 {
-        bytes.append(0x30 + UInt8(value / divisor % 10))
-        divisor /= 10
-      }
+    // Written into a fixed 24 bytes and appended once: an append per character checks the
+    // array's capacity and uniqueness each time, ten times the cost of the digits.
+    var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &text) { out in
+      Self.writeDate(year: year, month: month, day: day, into: out)
+      out[10] = 0x54
+      Self.writeDigits(hour, count: 2, into: out, at: 11)
+      out[13] = 0x3A
+      Self.writeDigits(minute, count: 2, into: out, at: 14)
+      out[16] = 0x3A
+      Self.writeDigits(second, count: 2, into: out, at: 17)
+      out[19] = 0x2E
+      Self.writeDigits(millisecond, count: 3, into: out, at: 20)
+      out[23] = 0x5A
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[0..<24]))
     }
-    put(year, digits: 4)
-    bytes.append(0x2D)
-    put(month, digits: 2)
-    bytes.append(0x2D)
-    put(day, digits: 2)
-    bytes.append(0x54)
-    put(hour, digits: 2)
-    bytes.append(0x3A)
-    put(minute, digits: 2)
-    bytes.append(0x3A)
-    put(second, digits: 2)
-    bytes.append(0x2E)
-    put(millisecond, digits: 3)
-    bytes.append(0x5A)
+  }
+
+  /// Writes `YYYY-MM-DD` into the first 10 bytes of `out` (the time's date, and
+  /// ``CalendarDate``'s text).
+  /// - Precondition: `year` is 0...9999, `month` and `day` two digits; `out` holds 10 bytes.
+  static func writeDate(
+    year: Int64, month: Int64, day: Int64, into out: UnsafeMutableRawBufferPointer
+  ) {
+    writeDigits(year, count: 4, into: out, at: 0)
+    out[4] = 0x2D
+    writeDigits(month, count: 2, into: out, at: 5)
+    out[7] = 0x2D
+    writeDigits(day, count: 2, into: out, at: 8)
+  }
+
+  /// Writes the last `count` decimal digits of `value` (≥ 0), zero-padded, at `start`.
+  private static func writeDigits(
+    _ value: Int64, count: Int, into out: UnsafeMutableRawBufferPointer, at start: Int
+  ) {
+    var rest = value
+    for place in stride(from: start + count - 1, through: start, by: -1) {
+      out[place] = 0x30 + UInt8(truncatingIfNeeded: rest % 10)
+      rest /= 10
+    }
   }
 
   /// Parses the log's exact form (`YYYY-MM-DDTHH:MM:SS.sssZ`); `nil` for anything else.

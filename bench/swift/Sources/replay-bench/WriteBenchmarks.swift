@@ -39,11 +39,13 @@ enum WriteBenchmarks {
   }
 
   /// `append <source> <out> --count n`: the first `count` events of `source` appended to a
-  /// new log one `append` call each, every call synced before it returns (the default policy).
+  /// new log one `append` call each, every call synced before it returns (the default policy;
+  /// `--sync never`: not synced, what the library's work costs without the disk).
   static func append(_ arguments: Arguments) throws {
     let output = try arguments.path(1)
     let events = try readEvents(try arguments.path(0), limit: arguments.int("--count") ?? 2000)
-    let log = try freshLog(output, keysFrom: try arguments.path(0))
+    let log = try freshLog(
+      output, sync: arguments.options["--sync"] != "never", keysFrom: try arguments.path(0))
     let seconds = try measure {
       for event in events { try log.append([event.event], to: event.stream) }
     }
