@@ -155,6 +155,12 @@ enum RecordLabel {
   /// `name 'text'` with control characters escaped and long text cut.
   static func quoted(_ name: String, _ text: String?) -> String? {
     guard let text else { return nil }
+    // Short text with nothing to escape (the commonest: an id, a name) is shown as it is; a
+    // scalar at a time costs more than the rest of the record's label.
+    if text.utf8.count <= 40, !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xEF })
+    {
+      return "\(name) '\(text)'"
+    }
     var shown = ""
     for (count, scalar) in text.unicodeScalars.enumerated() {
       if count == 40 {

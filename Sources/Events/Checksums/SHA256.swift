@@ -201,14 +201,19 @@ public struct SHA256: Sendable {
   /// - Parameter digest: The bytes to render.
   /// - Returns: `2 * digest.count` characters from `0-9a-f`.
   public static func hex(_ digest: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
     var text: [UInt8] = []
     text.reserveCapacity(digest.count * 2)
-    for byte in digest {
-      text.append(digits[Int(byte >> 4)])
-      text.append(digits[Int(byte & 0x0F)])
-    }
+    appendHex(digest, to: &text)
     return String(decoding: text, as: UTF8.self)
+  }
+
+  /// Appends `hex(digest)`'s bytes to `bytes`.
+  public static func appendHex(_ digest: [UInt8], to bytes: inout [UInt8]) {
+    let digits: StaticString = "0123456789abcdef"
+    for byte in digest {
+      bytes.append(digits.utf8Start[Int(byte >> 4)])
+      bytes.append(digits.utf8Start[Int(byte & 0x0F)])
+    }
   }
 
   /// Parses hexadecimal text (either case) back into bytes, the inverse of `hex(_:)`.

@@ -56,11 +56,14 @@ public struct CalendarDate: Hashable, Sendable, Comparable, CustomStringConverti
 
   /// The date as `YYYY-MM-DD`.
   public var description: String {
-    func padded(_ value: Int, _ width: Int) -> String {
-      let digits = String(value)
-      return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    // Ten bytes written in place: a payload encodes its birthdate through this, once per
+    // contact written.
+    String(unsafeUninitializedCapacity: 10) { out in
+      Timestamp.writeDate(
+        year: Int64(year), month: Int64(month), day: Int64(day),
+        into: UnsafeMutableRawBufferPointer(out))
+      return 10
     }
-    return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))"
   }
 
   public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool {

@@ -96,13 +96,21 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
 
   /// A version 8 (custom) id made from the first 16 bytes of a digest, for ids that must be the
   /// same every time they are derived from the same name (importers, seeded generators).
+  @inlinable
   public static func derived(fromDigest digest: some Collection<UInt8>) -> EventID {
-    var bytes = Array(digest.prefix(16))
-    while bytes.count < 16 { bytes.append(0) }
+    // Read in place (specialised for the caller's collection): a copied prefix cost more than
+    // the rest of an import's id.
     var high: UInt64 = 0
     var low: UInt64 = 0
-    for index in 0..<8 { high = high << 8 | UInt64(bytes[index]) }
-    for index in 8..<16 { low = low << 8 | UInt64(bytes[index]) }
+    var count = 0
+    for byte in digest.prefix(16) {
+      if count < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+      count += 1
+    }
+    // Short digests are padded with zeros.
+    for index in count..<16 {
+      if index < 8 { high <<= 8 } else { low <<= 8 }
+    }
     high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_8000  // version 8
     low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
     return EventID(high: high, low: low)

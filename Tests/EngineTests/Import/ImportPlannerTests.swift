@@ -249,6 +249,26 @@ import Testing
     }
   }
 
+  /// The id is the documented one (stable forever): `EventID.derived(fromName:)` of the seven
+  /// lines, built here as the documentation spells them.
+  @Test(arguments: [(Int64(1), 0), (42, 3), (1_234_567_890_123, 11)])
+  func eventIDIsDerivedFromTheDocumentedName(version: Int64, position: Int) {
+    let digest = SHA256.hash(Array("a record".utf8))
+    let name = [
+      "replay-import/1", "contacts", "contacts é.json", "contact-13", "\(version)",
+      SHA256.hex(digest), "\(position)",
+    ].joined(separator: "\n")
+    #expect(
+      ImportIdentity.eventID(
+        kind: .contacts, source: "contacts é.json", stream: "contact-13", version: version,
+        recordDigest: digest, position: position) == EventID.derived(fromName: name))
+    #expect(
+      EventID.derived(fromName: "replay-import/1\ncontacts\ns.json\ncontact-1\n1\n00ff\n0")
+        == ImportIdentity.eventID(
+          kind: .contacts, source: "s.json", stream: "contact-1", version: 1,
+          recordDigest: [0x00, 0xFF], position: 0))
+  }
+
   @Test func anIdenticalImportThatRacedAheadLeavesOnlyDuplicates() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/events.jsonl"

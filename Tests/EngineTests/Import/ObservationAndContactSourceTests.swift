@@ -123,3 +123,24 @@ import Testing
       ])
   }
 }
+
+@Suite struct RecordLabelTests {
+  /// Text shown as it is, and text escaped or cut: the quick way for short plain text gives what
+  /// the scalar-at-a-time way gives.
+  @Test(arguments: [
+    ("Miss Piggy", "name 'Miss Piggy'"),
+    ("", "name ''"),
+    ("Zoë, 動物園", "name 'Zoë, 動物園'"),
+    ("a\nb\tc\r", #"name 'a\nb\tc\r'"#),
+    ("\u{7F}x\u{1}", #"name '\u{7F}x\u{1}'"#),
+    ("\u{FEFF}bom", #"name '\u{FEFF}bom'"#),
+    ("\u{F8FF}", "name '\u{F8FF}'"),
+    (String(repeating: "a", count: 40), "name '\(String(repeating: "a", count: 40))'"),
+    (String(repeating: "a", count: 41), "name '\(String(repeating: "a", count: 40))...'"),
+    (String(repeating: "é", count: 30), "name '\(String(repeating: "é", count: 30))'"),
+    (String(repeating: "é", count: 41), "name '\(String(repeating: "é", count: 40))...'"),
+  ])
+  func labelsQuoteTheirText(text: String, label: String) {
+    #expect(RecordLabel.quoted("name", text) == label)
+  }
+}
