@@ -544,7 +544,8 @@ class Harness:
                 stdout=output, stderr=subprocess.DEVNULL, text=True)
 
         # Latency: a writer process appends (durably); the time from its "appended" line to the
-        # event's line in a follower process.
+        # event's line in a follower process. Both lines come after the sync, so the follower's
+        # can come first: that counts as 0, and how often it happened is said beside the figure.
         count = 20 if self.options.smoke else 100
         watcher = follower(small, 2)
         delivered = {}
@@ -557,6 +558,7 @@ class Harness:
         reader.start()
         time.sleep(0.5)
         latencies = []
+        first = 0
         for _ in range(count):
             writer = subprocess.Popen(
                 [self.replay, "append", "--stream", "contact-13", "--type", "ContactUnfavorited",
@@ -569,6 +571,8 @@ class Harness:
                 time.sleep(0.0002)
             if seq not in delivered:
                 raise RuntimeError(f"seq {seq} was not delivered within 10 s")
+            if delivered[seq] < acknowledged:
+                first += 1
             latencies.append(max(0.0, delivered[seq] - acknowledged))
         watcher.terminate()
         watcher.wait()
@@ -584,7 +588,8 @@ class Harness:
                 os.fdatasync(probe.fileno())
                 syncs.append(time.perf_counter() - start)
         os.remove(os.path.join(self.work, "fsync-probe"))
-        table.append([f"append → delivery in another process, p50 ({count} appends)",
+        table.append([f"append → delivery in another process, p50 ({count} appends; the follower's line "
+                      f"came before the writer's reply in {first})",
                       f"{p50 * 1000:.2f} ms", f"fdatasync alone: {statistics.median(syncs) * 1000:.2f} ms",
                       "≤ 5 ms"])
         table.append([f"append → delivery, p99", f"{p99 * 1000:.2f} ms", "", "≤ 50 ms"])
