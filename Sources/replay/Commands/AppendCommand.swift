@@ -159,7 +159,7 @@ enum AppendCommand {
       while end < bytes.count, bytes[end - 1] != 0x0A { end += 1 }
       cuts.append((start..<end, firstLine))
       guard end < bytes.count else { break }
-      firstLine += bytes[start..<end].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+      firstLine += newlineCount(bytes, start..<end)
       start = end
     }
     let parts = cuts
@@ -172,7 +172,18 @@ enum AppendCommand {
         var writes: [EventLog.StreamWrite] = []
         var problems: [String] = []
         var lineNumber = firstLine - 1
-        for line in bytes[range].split(separator: 0x0A, omittingEmptySubsequences: false) {
+        // Lines found with `memchr` (`split` went a byte at a time through a closure, about
+        // 2 000 instructions a line); the last runs to the part's end, empty or not.
+        var lineStart = range.lowerBound
+        while lineStart <= range.upperBound {
+          let newline = bytes.withUnsafeBytes { raw -> Int in
+            guard let base = raw.baseAddress, lineStart < range.upperBound,
+              let found = memchr(base + lineStart, 0x0A, range.upperBound - lineStart)
+            else { return range.upperBound }
+            return base.distance(to: UnsafeRawPointer(found))
+          }
+          let line = bytes[lineStart..<newline]
+          lineStart = newline + 1
           lineNumber += 1
           let content = line.last == 0x0D ? line.dropLast() : line
           if content.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
@@ -196,6 +207,22 @@ enum AppendCommand {
       problems.append(contentsOf: part.problems)
     }
     return (writes, problems)
+  }
+
+  /// How many newlines `bytes[range]` holds, found with `memchr`.
+  static func newlineCount(_ bytes: [UInt8], _ range: Range<Int>) -> Int {
+    bytes.withUnsafeBytes { raw in
+      guard let base = raw.baseAddress else { return 0 }
+      var count = 0
+      var position = range.lowerBound
+      while position < range.upperBound,
+        let found = memchr(base + position, 0x0A, range.upperBound - position)
+      {
+        count += 1
+        position = base.distance(to: UnsafeRawPointer(found)) + 1
+      }
+      return count
+    }
   }
 
   /// One line of an events file: `{"stream","type","data","meta"?,"id"?,"expectedVersion"?}`.
