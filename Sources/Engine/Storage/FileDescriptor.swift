@@ -118,9 +118,7 @@ struct FileDescriptor: Sendable {
 
   /// Status of whatever is at `path` now (which may differ from an open descriptor's file).
   static func status(atPath path: String) -> Status? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    return Status(info)
+    path.utf8CString.withUnsafeBufferPointer { status(atPath: $0) }
   }
 
   /// `status(atPath:)` of a path already made a C string.

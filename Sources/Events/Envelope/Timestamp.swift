@@ -72,8 +72,7 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     let millisecond = millisecondOfDay % 1000
     // Written into a fixed 24 bytes and appended once: an append per character checks the
     // array's capacity and uniqueness each time, ten times the cost of the digits.
-    var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    withUnsafeMutableBytes(of: &text) { out in
+    withUnsafeTemporaryAllocation(byteCount: 24, alignment: 1) { out in
       Self.writeDate(year: year, month: month, day: day, into: out)
       out[10] = 0x54
       Self.writeDigits(hour, count: 2, into: out, at: 11)
@@ -84,7 +83,7 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
       out[19] = 0x2E
       Self.writeDigits(millisecond, count: 3, into: out, at: 20)
       out[23] = 0x5A
-      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: out[0..<24]))
+      bytes.append(contentsOf: UnsafeRawBufferPointer(out))
     }
   }
 
