@@ -127,11 +127,14 @@ import Testing
     var generator = SplitMix64(seed: TestSeed.make("recentIDsSortAsAComparisonSortWould"))
     for count in [0, 1, 4096, 4097, 30_000] {
       var offsets: [EventID: Int64] = [:]
+      var table = EventIDTable<Int64>()
       while offsets.count < count {
         let high = generator.next() % 5 == 0 ? generator.next() % 8 : generator.next()
-        offsets[EventID(high: high, low: generator.next())] = Int64(offsets.count)
+        let id = EventID(high: high, low: generator.next())
+        if offsets[id] == nil { table.updateValue(Int64(offsets.count), forKey: id) }
+        offsets[id] = Int64(offsets.count)
       }
-      let sorted = LogIndexFile.sortedByID(offsets)
+      let sorted = LogIndexFile.sortedByID(table)
       let expected = offsets.sorted { $0.key < $1.key }
       #expect(sorted.map(\.key) == expected.map(\.key))
       #expect(sorted.map(\.value) == expected.map(\.value))

@@ -386,6 +386,30 @@ struct Rejection: Sendable, CustomTestStringConvertible {
       #expect(bytes.withUnsafeBytes { JSONWriter.nextEscape(in: $0, from: 0) } == first)
     }
   }
+
+  /// The scan from every start, in texts of 0 to 20 bytes with one or two bytes that need an
+  /// escape: the last few bytes are read in one word (the text's last eight shifted past those
+  /// already scanned), and an escape just before the start must not flag the byte after it.
+  @Test func theScanFromAnyStartFindsTheNextEscape() {
+    let special: [UInt8] = [0x00, 0x01, 0x0A, 0x1F, 0x22, 0x5C]
+    let plain: [UInt8] = [0x20, 0x21, 0x23, 0x41, 0x5B, 0x5D, 0x7F, 0x80, 0xE6, 0xFF]
+    var generator = SplitMix64(seed: TestSeed.make(fallback: 0x5343_414E))
+    for length in 0...20 {
+      for _ in 0..<60 {
+        var bytes = (0..<length).map { _ in plain[Int(generator.next() % UInt64(plain.count))] }
+        for _ in 0..<Int(generator.next() % 3) where length > 0 {
+          bytes[Int(generator.next() % UInt64(length))] =
+            special[Int(generator.next() % UInt64(special.count))]
+        }
+        for start in 0...length {
+          let expected =
+            bytes[start...].firstIndex { JSONWriter.escapeSequence(for: $0) != nil } ?? length
+          let found = bytes.withUnsafeBytes { JSONWriter.nextEscape(in: $0, from: start) }
+          #expect(found == expected, "\(bytes) from \(start)")
+        }
+      }
+    }
+  }
 }
 
 /// Repeated keys are found by a search of the keys before while an object is small, and by a

@@ -18,10 +18,11 @@ extension EventLog {
     let timestamp: Timestamp
     let keepsEvents: Bool
     let syncs: Bool
-    private var timestampText: [UInt8] = []
+    /// The line's `at` and `batch`, the same for every event of the write.
+    private let timeAndBatch: [UInt8]
     private var nextSequence: Int64
     private var written: Int64
-    private var buffer: [UInt8]
+    private let buffer: LineBuffer
     private var syncer: BackgroundSync?
     private(set) var recorded: [RecordedEvent] = []
 
@@ -39,11 +40,11 @@ extension EventLog {
       self.timestamp = timestamp
       self.keepsEvents = keepsEvents
       self.syncs = syncs
-      // Every event of one write shares its time: format it once.
-      timestamp.appendText(to: &timestampText)
-      buffer = state.lineBuffer
-      state.lineBuffer = []
-      buffer.removeAll(keepingCapacity: true)
+      // Every event of one write shares its time and batch: format them once.
+      timeAndBatch = LogLineCodec.timeAndBatch(timestamp, batch: batch)
+      buffer = state.lineBuffer ?? LineBuffer()
+      state.lineBuffer = nil
+      buffer.removeAll()
       // (Not for one event: the call is not specialised, and costs more than the insert.)
       if newCount > 1 {
         state.index.eventOffsets.reserveCapacity(state.index.eventOffsets.count + newCount)
@@ -59,36 +60,31 @@ extension EventLog {
     mutating func write(
       _ plan: Plan, isLast: Bool, log: EventLog, state: inout State
     ) throws {
-      for index in plan.newEvents.indices {
-        let sequence = nextSequence
-        // Read in place: copying each planned event would retain and release its strings.
-        let id = try plan.newEvents[index].event.id ?? log.generatedID(for: sequence, state: state)
-        state.index.addAppended(
-          written + Int64(buffer.count), stream: plan.newEvents[index].stream,
-          version: plan.newEvents[index].version, id: id)
-        plan.newEvents[index].event.data.withUnsafeBytes { data in
-          LogLineCodec.encode(
-            sequence: sequence, id: id, stream: plan.newEvents[index].stream,
-            version: plan.newEvents[index].version, type: plan.newEvents[index].event.type,
-            schemaVersion: plan.newEvents[index].event.schemaVersion, timestamp: timestampText,
-            batch: batch, metadata: plan.newEvents[index].event.metadata, data: data,
-            into: &buffer)
+      // Read in place, through pointers: copying an event out of its array would retain and
+      // release each of its strings.
+      try plan.writes.withUnsafeBufferPointer { writes in
+        try plan.newEvents.withUnsafeBufferPointer { newEvents in
+          for new in newEvents.indices {
+            let write = newEvents[new].write
+            if let sealed = newEvents[new].sealed {
+              try add(
+                sealed, stream: writes[write].stream, version: newEvents[new].version, log: log,
+                state: &state)
+            } else {
+              try writes[write].events.withUnsafeBufferPointer { events in
+                try add(
+                  events[newEvents[new].index], stream: writes[write].stream,
+                  version: newEvents[new].version, log: log, state: &state)
+              }
+            }
+          }
         }
-        if keepsEvents {
-          let new = plan.newEvents[index]
-          recorded.append(
-            RecordedEvent(
-              sequence: sequence, id: id, stream: new.stream, version: new.version,
-              type: new.event.type, schemaVersion: new.event.schemaVersion, timestamp: timestamp,
-              batch: batch, metadata: new.event.metadata, data: new.event.data))
-        }
-        nextSequence += 1
       }
       // The chunk before this one is synced first (see above).
       try syncer?.wait()
-      try buffer.withUnsafeBytes { try file.writeAll($0) }
+      try file.writeAll(buffer.bytes)
       written += Int64(buffer.count)
-      buffer.removeAll(keepingCapacity: true)
+      buffer.removeAll()
       guard syncs else { return }
       if isLast {
         // The last chunk: synced here, which commits the write.
@@ -100,6 +96,44 @@ extension EventLog {
         syncer = background
         background.start(file)
       }
+    }
+
+    /// Encodes one event into the chunk's buffer and takes it into the index.
+    ///
+    /// Not inlined: the caller hands over one copy of the event, and everything here borrows
+    /// from it. Inlined, each of its fields was copied again where it was read.
+    @inline(never)
+    private mutating func add(
+      _ event: ProposedEvent, stream: String, version: Int64, log: EventLog, state: inout State
+    ) throws {
+      let sequence = nextSequence
+      let id = try event.id ?? log.generatedID(for: sequence, state: state)
+      state.index.addAppended(
+        written + Int64(buffer.count), stream: stream, version: version, id: id)
+      let room = LogLineCodec.room(
+        stream: stream, type: event.type, metadata: event.metadata, shared: timeAndBatch.count,
+        dataCount: event.data.count)
+      let start = buffer.reserve(room)
+      buffer.commit(
+        LogLineCodec.write(
+          sequence: sequence, id: id, stream: stream, version: version, type: event.type,
+          schemaVersion: event.schemaVersion, timeAndBatch: timeAndBatch,
+          metadata: event.metadata, data: event.data, at: start))
+      if keepsEvents { keep(event, sequence: sequence, id: id, stream: stream, version: version) }
+      nextSequence += 1
+    }
+
+    /// Keeps the event as recorded, for the caller. Apart from `add`: there, the copy of the
+    /// metadata that a `RecordedEvent` takes was made for every event, kept or not.
+    @inline(never)
+    private mutating func keep(
+      _ event: ProposedEvent, sequence: Int64, id: EventID, stream: String, version: Int64
+    ) {
+      recorded.append(
+        RecordedEvent(
+          sequence: sequence, id: id, stream: stream, version: version, type: event.type,
+          schemaVersion: event.schemaVersion, timestamp: timestamp, batch: batch,
+          metadata: event.metadata, data: event.data))
     }
 
     /// Cuts the log back to where it was before the write (after any sync still running), and
@@ -116,7 +150,7 @@ extension EventLog {
     /// Moves the index's end past the write, now that every chunk is written and synced;
     /// returns the write's seqs.
     func finish(_ state: inout State) -> ClosedRange<Int64>? {
-      state.lineBuffer = buffer.capacity > 1 << 20 ? [] : buffer
+      state.lineBuffer = buffer.capacity > 1 << 20 ? nil : buffer
       guard nextSequence > firstSequence else { return nil }
       state.index.lastSequence = nextSequence - 1
       state.index.committedEnd = written

@@ -21,11 +21,13 @@ extension EventLog {
     mutating func seal(
       _ plan: inout Plan, firstSequence chunkFirst: Int64, log: EventLog, state: inout State
     ) throws {
-      for index in plan.newEvents.indices
-      where PersonalData.carriesPersonalData(type: plan.newEvents[index].event.type) {
+      for index in plan.newEvents.indices {
+        let new = plan.newEvents[index]
+        guard PersonalData.carriesPersonalData(type: plan.writes[new.write].events[new.index].type)
+        else { continue }
         let sequence = chunkFirst + Int64(index)
-        let event = plan.newEvents[index].event
-        let stream = plan.newEvents[index].stream
+        var event = plan.event(at: index)
+        let stream = plan.stream(at: index)
         let id = try event.id ?? log.generatedID(for: sequence, state: state)
         switch event.schemaVersion {
         case 1:
@@ -35,15 +37,16 @@ extension EventLog {
           }
           store = nil
           defer { store = keyStore }
-          plan.newEvents[index].event.data = try PersonalData.seal(
+          event.data = try PersonalData.seal(
             event.data, type: event.type, id: id, stream: stream, store: &keyStore,
             seeded: &seeded)
-          plan.newEvents[index].event.schemaVersion = 2
-          plan.newEvents[index].event.id = id
+          event.schemaVersion = 2
+          event.id = id
+          plan.newEvents[index].sealed = event
         default:
           // Offered sealed (a copy of another log's line, say): it must open here, unless it
           // was found to open ahead of the write (`Prechecks`).
-          if plan.newEvents[index].opens { continue }
+          if new.opens { continue }
           var ring = keys ?? PersonalData.KeyRing(logPath: log.path)
           keys = nil
           defer { keys = ring }

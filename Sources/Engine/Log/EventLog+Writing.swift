@@ -31,13 +31,19 @@ extension EventLog {
   }
 
   /// One chunk of a write, checked: which events are new (with their stream and version).
+  ///
+  /// A new event is named by its place in the write, not copied out of it: a copy retained
+  /// and released its six strings and arrays, about 330 instructions an event.
   struct Plan {
     struct NewEvent {
-      var stream: String
+      /// Where the event is: `writes[write].events[index]`.
+      var write: Int
+      var index: Int
       var version: Int64
-      var event: ProposedEvent
       /// Whether its sealed record was found to open ahead of the write (`Prechecks`).
       var opens = false
+      /// The event as sealing made it (personal data sealed, id fixed), when it did.
+      var sealed: ProposedEvent?
     }
 
     enum Slot {
@@ -46,7 +52,18 @@ extension EventLog {
       case duplicate(RecordedEvent)
     }
 
+    /// The whole write the events are in.
+    let writes: [StreamWrite]
     var newEvents: [NewEvent] = []
+
+    /// The stream of the new event at `position`.
+    func stream(at position: Int) -> String { writes[newEvents[position].write].stream }
+
+    /// The new event at `position` as it is to be written.
+    func event(at position: Int) -> ProposedEvent {
+      let new = newEvents[position]
+      return new.sealed ?? writes[new.write].events[new.index]
+    }
   }
 
   /// Checks, seals and writes `writes` as one atomic write, `chunkSize` new events at a time:
@@ -157,8 +174,9 @@ extension EventLog {
     private var streamNames: [StreamTable.Name] = []
     private var nextVersions: [Int64] = []
     private var soleStreamNext: Int64?
-    /// The ids met so far, for a write of more than one event.
-    private var idsInWrite: [EventID: String] = [:]
+    /// The ids met so far, for a write of more than one event, and the write (in `writes`)
+    /// each came in.
+    private var idsInWrite = EventIDTable<Int>()
 
     init(_ writes: [StreamWrite], index: borrowing LogIndex, keepsSlots: Bool) throws {
       self.writes = writes
@@ -187,71 +205,94 @@ extension EventLog {
     mutating func next(
       _ limit: Int, log: EventLog, file: FileDescriptor, state: inout State
     ) throws -> Plan {
-      var plan = Plan()
+      var plan = Plan(writes: writes)
       plan.newEvents.reserveCapacity(limit)
       let takesRest = plannedNew + limit == newCount
-      while writeIndex < writes.count {
-        let write = writes[writeIndex]
-        if eventIndex == 0 {
-          let named =
-            !write.events.isEmpty
-            && prechecks?.passed(at: position + 1).contains(.stream) == true
-          if !named, let problem = EnvelopeRules.problem(withStreamName: write.stream) {
-            throw EngineError.invalidEvent(location: nil, problem: problem)
+      let writes = self.writes
+      // Read in place, through pointers: copying a write or an event out of its array would
+      // retain and release each of its strings.
+      try writes.withUnsafeBufferPointer { writes in
+        while writeIndex < writes.count {
+          if eventIndex == 0 {
+            let named =
+              !writes[writeIndex].events.isEmpty
+              && prechecks?.passed(at: position + 1).contains(.stream) == true
+            if !named,
+              let problem = EnvelopeRules.problem(withStreamName: writes[writeIndex].stream)
+            {
+              throw EngineError.invalidEvent(location: nil, problem: problem)
+            }
+            versionChecked = false
           }
-          versionChecked = false
+          let full = try writes[writeIndex].events.withUnsafeBufferPointer { events in
+            try planEvents(
+              events, of: writes[writeIndex], into: &plan, limit: limit, takesRest: takesRest,
+              log: log, file: file, state: &state)
+          }
+          if full { return }
+          writeIndex += 1
+          eventIndex = 0
         }
-        while eventIndex < write.events.count {
-          if plan.newEvents.count == limit, !takesRest { return plan }
-          let event = write.events[eventIndex]
-          eventIndex += 1
-          position += 1
-          // Said only in errors, so made only for them.
-          let place = position
-          let total = self.total
-          var location: String? { total > 1 ? "event \(place) of \(total)" : nil }
-          let passed = prechecks?.passed(at: place) ?? []
-          if !passed.contains(.event) { try log.validate(event, location: location) }
-          if let id = event.id {
-            if !knownIDs.isEmpty, let offset = knownIDs[place] {
-              let existing = try log.recordedEvent(in: file, at: offset)
-              if let difference = log.difference(
-                between: existing, and: event, stream: write.stream)
-              {
-                throw EngineError.duplicateEventID(
-                  id: id, existingSequence: existing.sequence, difference: difference)
-              }
-              duplicateCount += 1
-              if keepsSlots { slots.append(.duplicate(existing)) }
-              continue
-            }
-            if total > 1, let other = idsInWrite.updateValue(write.stream, forKey: id) {
-              throw EngineError.invalidEvent(
-                location: location,
-                problem: "event id \(id) appears twice in this write (also for stream '\(other)')")
-            }
-          }
-          // A stream met before in this write: one lookup reads and advances its version (a
-          // failed check throws the whole write away).
-          let current = try nextVersion(of: write.stream, index: state.index)
-          if !versionChecked {
-            guard write.expectedVersion.isSatisfied(byStreamVersion: current) else {
-              throw EngineError.versionConflict(
-                stream: write.stream, expected: write.expectedVersion, actual: current)
-            }
-            versionChecked = true
-          }
-          if keepsSlots { slots.append(.new(plannedNew)) }
-          plannedNew += 1
-          plan.newEvents.append(
-            Plan.NewEvent(
-              stream: write.stream, version: current + 1, event: event,
-              opens: passed.contains(.opens)))
-        }
-        writeIndex += 1
-        eventIndex = 0
       }
       return plan
+    }
+
+    /// Plans `write`'s events from `eventIndex` on; returns true when the plan is full first.
+    private mutating func planEvents(
+      _ events: UnsafeBufferPointer<ProposedEvent>, of write: borrowing StreamWrite,
+      into plan: inout Plan, limit: Int, takesRest: Bool, log: EventLog, file: FileDescriptor,
+      state: inout State
+    ) throws -> Bool {
+      while eventIndex < events.count {
+        if plan.newEvents.count == limit, !takesRest { return true }
+        let index = eventIndex
+        eventIndex += 1
+        position += 1
+        // Said only in errors, so made only for them.
+        let place = position
+        let total = self.total
+        var location: String? { total > 1 ? "event \(place) of \(total)" : nil }
+        let passed = prechecks?.passed(at: place) ?? []
+        if !passed.contains(.event) { try log.validate(events[index], location: location) }
+        if let id = events[index].id {
+          if !knownIDs.isEmpty, let offset = knownIDs[place] {
+            let existing = try log.recordedEvent(in: file, at: offset)
+            if let difference = log.difference(
+              between: existing, and: events[index], stream: write.stream)
+            {
+              throw EngineError.duplicateEventID(
+                id: id, existingSequence: existing.sequence, difference: difference)
+            }
+            duplicateCount += 1
+            if keepsSlots { slots.append(.duplicate(existing)) }
+            continue
+          }
+          if total > 1, let other = idsInWrite.updateValue(writeIndex, forKey: id) {
+            throw EngineError.invalidEvent(
+              location: location,
+              problem:
+                "event id \(id) appears twice in this write (also for stream '\(writes[other].stream)')"
+            )
+          }
+        }
+        // A stream met before in this write: one lookup reads and advances its version (a
+        // failed check throws the whole write away).
+        let current = try nextVersion(of: write.stream, index: state.index)
+        if !versionChecked {
+          guard write.expectedVersion.isSatisfied(byStreamVersion: current) else {
+            throw EngineError.versionConflict(
+              stream: write.stream, expected: write.expectedVersion, actual: current)
+          }
+          versionChecked = true
+        }
+        if keepsSlots { slots.append(.new(plannedNew)) }
+        plannedNew += 1
+        plan.newEvents.append(
+          Plan.NewEvent(
+            write: writeIndex, index: index, version: current + 1,
+            opens: passed.contains(.opens)))
+      }
+      return false
     }
 
     /// The version of `stream` before its next event in this write, counted on from the log's.

@@ -122,7 +122,8 @@ public final class EventLog: Sendable {
     var file: FileDescriptor?
     var identity: FileDescriptor.Status?
     var index = LogIndex()
-    var lineBuffer: [UInt8] = []
+    /// The last write's buffer, kept for the next (when it stayed small).
+    var lineBuffer: LineBuffer?
     var directorySynced = false
     /// The last event's time, once read (`nil` until needed, and after another writer's append).
     var lastTimestamp: Timestamp?

@@ -20,7 +20,7 @@ struct LogIndex {
   /// Each stream's line offsets past the saved index, in version order.
   var streams = StreamTable()
   /// Each event id's line offset, for the lines past the saved index.
-  var eventOffsets: [EventID: Int64] = [:]
+  var eventOffsets = EventIDTable<Int64>()
 
   /// An index that starts from a saved one.
   init(base: LogIndexFile? = nil) {
@@ -189,7 +189,7 @@ struct LogIndex {
       _ = streams.append(
         offset, toStreamNamed: bytes, name: { stream }, baseVersion: { _ in version - 1 })
     }
-    eventOffsets[id] = offset
+    eventOffsets.updateValue(offset, forKey: id)
     lastLineStart = offset
   }
 }

@@ -217,8 +217,12 @@ extension LogIndexFile {
   /// the ids' high words (four stable passes of 16 bits), then the rare runs of equal high words
   /// sorted by the low word: about a tenth of the instructions of a comparison sort of the
   /// 100,000 ids an import adds.
-  static func sortedByID(_ offsets: [EventID: Int64]) -> [(key: EventID, value: Int64)] {
-    var items = offsets.map { (key: $0.key, value: $0.value) }
+  static func sortedByID(_ offsets: EventIDTable<Int64>) -> [(key: EventID, value: Int64)] {
+    var items: [(key: EventID, value: Int64)] = []
+    items.reserveCapacity(offsets.count)
+    for position in offsets.ids.indices {
+      items.append((offsets.ids[position], offsets.values[position]))
+    }
     guard items.count > 4096 else { return items.sorted { $0.key < $1.key } }
     var scratch = items
     var starts = [Int](repeating: 0, count: 1 << 16)

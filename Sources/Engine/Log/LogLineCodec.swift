@@ -32,92 +32,103 @@ enum LogLineCodec {
     timestamp: Timestamp, batch: ClosedRange<Int64>?, metadata: EventMetadata,
     data: UnsafeRawBufferPointer, into bytes: inout [UInt8]
   ) {
-    var text: [UInt8] = []
-    timestamp.appendText(to: &text)
-    encode(
-      sequence: sequence, id: id, stream: stream, version: version, type: type,
-      schemaVersion: schemaVersion, timestamp: text, batch: batch, metadata: metadata, data: data,
-      into: &bytes)
-  }
-
-  /// Appends one line, with `at` already in its 24-character form.
-  ///
-  /// The line is written through a pointer into room made for it first (`room` bytes, trimmed
-  /// to what was written), not appended piece by piece: an append to an array checks its
-  /// capacity and uniqueness every time, about 20 times a line.
-  static func encode(
-    sequence: Int64, id: EventID, stream: String, version: Int64, type: String, schemaVersion: Int,
-    timestamp: [UInt8], batch: ClosedRange<Int64>?, metadata: EventMetadata,
-    data: UnsafeRawBufferPointer, into bytes: inout [UInt8]
-  ) {
+    let shared = timeAndBatch(timestamp, batch: batch)
     let start = bytes.count
     let room = self.room(
-      stream: stream, type: type, metadata: metadata, timestamp: timestamp, dataCount: data.count)
+      stream: stream, type: type, metadata: metadata, shared: shared.count, dataCount: data.count)
     LineBytes.grow(&bytes, by: room)
     let used = bytes.withUnsafeMutableBufferPointer { buffer -> Int in
       guard let base = buffer.baseAddress else { return 0 }
-      let lineStart = base + start
-      var line = LineBytes(cursor: lineStart)
-      line.literal("{\"seq\":")
-      line.decimal(sequence)
-      line.literal(",\"id\":\"")
-      id.writeText(to: UnsafeMutableRawPointer(line.cursor))
-      line.cursor += 36
-      line.literal("\",\"stream\":")
-      line.quoted(stream)
-      line.literal(",\"version\":")
-      line.decimal(version)
-      line.literal(",\"type\":")
-      line.quoted(type)
-      line.literal(",\"schema\":")
-      line.decimal(Int64(schemaVersion))
-      line.literal(",\"at\":\"")
-      timestamp.withUnsafeBytes { line.bytes($0) }
-      line.byte(0x22)
-      if let batch {
-        line.literal(",\"batch\":[")
-        line.decimal(batch.lowerBound)
-        line.byte(0x2C)
-        line.decimal(batch.upperBound)
-        line.byte(0x5D)
-      }
-      if !metadata.isEmpty {
-        line.literal(",\"meta\":{")
-        // Field by field: an array of the four pairs would be made and destroyed every line.
-        var first = true
-        if let actor = metadata.actor { line.member("actor", actor, first: &first) }
-        if let reason = metadata.reason { line.member("reason", reason, first: &first) }
-        if let correlation = metadata.correlation {
-          line.member("correlation", correlation, first: &first)
-        }
-        if let causation = metadata.causation {
-          line.member("causation", causation, first: &first)
-        }
-        line.byte(0x7D)
-      }
-      line.literal(",\"data\":")
-      line.bytes(data)
-      let crc = CRC32C.checksum(
-        UnsafeRawBufferPointer(start: lineStart, count: line.cursor - lineStart))
-      line.literal(",\"crc\":\"")
-      withUnsafeBytes(of: EventID.hexDigits(crc)) { line.bytes($0) }
-      line.literal("\"}\n")
-      return line.cursor - lineStart
+      return write(
+        sequence: sequence, id: id, stream: stream, version: version, type: type,
+        schemaVersion: schemaVersion, timeAndBatch: shared, metadata: metadata, data: data,
+        at: base + start)
     }
     bytes.removeLast(room - used)
   }
 
-  /// Bytes enough for any line with these fields: the members' names, punctuation and
-  /// numbers (at most 20 digits each) fit in 512; each text byte takes at most 6 escaped.
+  /// The line's `,"at":"…"` member, and `,"batch":[…]` after it when there is one: the part of
+  /// a line that every event of one write shares, made once a write.
+  static func timeAndBatch(_ timestamp: Timestamp, batch: ClosedRange<Int64>?) -> [UInt8] {
+    var text: [UInt8] = []
+    text.reserveCapacity(80)
+    append(",\"at\":\"", to: &text)
+    timestamp.appendText(to: &text)
+    text.append(0x22)
+    if let batch {
+      append(",\"batch\":[", to: &text)
+      JSONWriter.appendDecimal(batch.lowerBound, to: &text)
+      text.append(0x2C)
+      JSONWriter.appendDecimal(batch.upperBound, to: &text)
+      text.append(0x5D)
+    }
+    return text
+  }
+
+  /// Writes one complete line (with its `\n`) at `start`, which has room for it (`room`);
+  /// returns its length. `timeAndBatch` is what `timeAndBatch(_:batch:)` made.
+  ///
+  /// The line is written through a pointer, not appended piece by piece: an append to an array
+  /// checks its capacity and uniqueness every time, about 20 times a line. (Generic over the
+  /// data's container, so that a caller passes an event's own array and no closure holds its
+  /// fields: one that did copied the metadata's four strings.)
+  static func write(
+    sequence: Int64, id: EventID, stream: String, version: Int64, type: String, schemaVersion: Int,
+    timeAndBatch: [UInt8], metadata: EventMetadata, data: some Collection<UInt8>,
+    at start: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    var line = LineBytes(cursor: start)
+    line.literal("{\"seq\":")
+    line.decimal(sequence)
+    line.literal(",\"id\":\"")
+    id.writeText(to: UnsafeMutableRawPointer(line.cursor))
+    line.cursor += 36
+    line.literal("\",\"stream\":")
+    line.quoted(stream)
+    line.literal(",\"version\":")
+    line.decimal(version)
+    line.literal(",\"type\":")
+    line.quoted(type)
+    line.literal(",\"schema\":")
+    line.decimal(Int64(schemaVersion))
+    timeAndBatch.withUnsafeBytes { line.bytes($0) }
+    if !metadata.isEmpty {
+      line.literal(",\"meta\":{")
+      // Field by field: an array of the four pairs would be made and destroyed every line.
+      var first = true
+      if let actor = metadata.actor { line.member("actor", actor, first: &first) }
+      if let reason = metadata.reason { line.member("reason", reason, first: &first) }
+      if let correlation = metadata.correlation {
+        line.member("correlation", correlation, first: &first)
+      }
+      if let causation = metadata.causation {
+        line.member("causation", causation, first: &first)
+      }
+      line.byte(0x7D)
+    }
+    line.literal(",\"data\":")
+    if data.withContiguousStorageIfAvailable({ line.bytes(UnsafeRawBufferPointer($0)) }) == nil {
+      for byte in data { line.byte(byte) }
+    }
+    let crc = CRC32C.checksum(UnsafeRawBufferPointer(start: start, count: line.cursor - start))
+    line.literal(",\"crc\":\"")
+    withUnsafeBytes(of: EventID.hexDigits(crc)) { line.bytes($0) }
+    line.literal("\"}\n")
+    return line.cursor - start
+  }
+
+  /// Bytes enough for any line with these fields and `shared` bytes of `timeAndBatch`: the
+  /// members' names, punctuation and numbers (at most 20 digits each) fit in 512; each text
+  /// byte takes at most 6 escaped.
   static func room(
-    stream: String, type: String, metadata: EventMetadata, timestamp: [UInt8], dataCount: Int
+    stream: String, type: String, metadata: EventMetadata, shared: Int, dataCount: Int
   ) -> Int {
     var text = stream.utf8.count + type.utf8.count
-    text += metadata.actor?.utf8.count ?? 0
-    text += metadata.reason?.utf8.count ?? 0
-    text += metadata.correlation?.utf8.count ?? 0
-    text += metadata.causation?.utf8.count ?? 0
-    return 512 + 6 * text + timestamp.count + dataCount
+    if let actor = metadata.actor { text += actor.utf8.count }
+    if let reason = metadata.reason { text += reason.utf8.count }
+    if let correlation = metadata.correlation { text += correlation.utf8.count }
+    if let causation = metadata.causation { text += causation.utf8.count }
+    return 512 + 6 * text + shared + dataCount
   }
 
   @inline(__always)
@@ -164,11 +175,22 @@ struct LineBytes {
     cursor += literal.utf8CodeUnitCount
   }
 
+  /// Copies `raw`. From 8 to 16 bytes (most names) as two words that may overlap, not through
+  /// `memcpy`.
   @inline(__always)
   mutating func bytes(_ raw: UnsafeRawBufferPointer) {
     guard let base = raw.baseAddress else { return }
-    UnsafeMutableRawPointer(cursor).copyMemory(from: base, byteCount: raw.count)
-    cursor += raw.count
+    let count = raw.count
+    let target = UnsafeMutableRawPointer(cursor)
+    if count >= 8, count <= 16 {
+      let first = base.loadUnaligned(as: UInt64.self)
+      let last = base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+      target.storeBytes(of: first, as: UInt64.self)
+      target.storeBytes(of: last, toByteOffset: count - 8, as: UInt64.self)
+    } else {
+      target.copyMemory(from: base, byteCount: count)
+    }
+    cursor += count
   }
 
   /// The decimal digits of `value` (`JSONWriter.writeDecimal`).
@@ -181,17 +203,29 @@ struct LineBytes {
   /// `JSONWriter.appendEscaped` takes too, with the pieces written into the line.
   mutating func quoted(_ text: String) {
     byte(0x22)
-    var text = text
-    text.withUTF8 { utf8 in
-      JSONWriter.forEachEscapedPiece(
-        of: UnsafeRawBufferPointer(utf8), run: { bytes($0) },
-        escape: { sequence in
-          withUnsafeBytes(of: sequence.bytes.littleEndian) {
-            bytes(UnsafeRawBufferPointer(rebasing: $0[0..<sequence.count]))
-          }
-        })
+    // In place (no copy of the string, so no reference count); a bridged string is copied.
+    if text.utf8.withContiguousStorageIfAvailable({ escaped(UnsafeRawBufferPointer($0)) }) == nil {
+      var text = text
+      text.withUTF8 { escaped(UnsafeRawBufferPointer($0)) }
     }
     byte(0x22)
+  }
+
+  /// UTF-8 text as a JSON string holds it, without its quotes.
+  @inline(__always)
+  private mutating func escaped(_ utf8: UnsafeRawBufferPointer) {
+    // The walk's first step: most names need no escape, and are copied whole.
+    if JSONWriter.nextEscape(in: utf8, from: 0) == utf8.count {
+      bytes(utf8)
+      return
+    }
+    JSONWriter.forEachEscapedPiece(
+      of: utf8, run: { bytes($0) },
+      escape: { sequence in
+        withUnsafeBytes(of: sequence.bytes.littleEndian) {
+          bytes(UnsafeRawBufferPointer(rebasing: $0[0..<sequence.count]))
+        }
+      })
   }
 
   /// `"key":"value"`, after a comma unless it is the object's first member.

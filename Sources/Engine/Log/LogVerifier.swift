@@ -74,7 +74,7 @@ public struct LogVerifier: Sendable {
     let tail = try LogTail.examine(file, path: path)
     var problems: [Problem] = []
     var streamVersions: [StreamTable.Name: Int64] = [:]
-    var idLines: [EventID: Int] = [:]
+    var idLines = EventIDTable<Int>()
     var expectedSequence: Int64 = 1
     var openBatch: ClosedRange<Int64>?
     var lineNumber = 0

@@ -215,8 +215,8 @@ public struct JSONWriter: Sendable {
   }
 
   /// Where the next byte of `utf8` from `index` on that a JSON string must escape is
-  /// (`escapeSequence` is not nil for it), or `utf8.count`: eight bytes at a time, then byte by
-  /// byte for the last few. The writers' one scan for it.
+  /// (`escapeSequence` is not nil for it), or `utf8.count`: eight bytes at a time, the last
+  /// few in one word too. The writers' one scan for it.
   @inlinable @inline(__always)
   public static func nextEscape(in utf8: UnsafeRawBufferPointer, from index: Int) -> Int {
     var index = index
@@ -227,8 +227,23 @@ public struct JSONWriter: Sendable {
       if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
       index += 8
     }
-    while index < utf8.count, escapeSequence(for: utf8[index]) == nil { index += 1 }
-    return index
+    let left = utf8.count - index
+    guard left > 0 else { return index }
+    // The last `left` bytes in the low end of one word, zeros above them: the text's last
+    // eight shifted down past those already scanned (whose flags could borrow into the
+    // next), or byte by byte when the text is shorter than a word.
+    var word: UInt64
+    if utf8.count >= 8 {
+      word =
+        UInt64(littleEndian: utf8.loadUnaligned(fromByteOffset: utf8.count - 8, as: UInt64.self))
+        >> UInt64(8 * (8 - left))
+    } else {
+      word = 0
+      for offset in 0..<left { word |= UInt64(utf8[index + offset]) << UInt64(8 * offset) }
+    }
+    // The zeros above flag too (as control characters), above every real byte's flag.
+    let flags = JSONCursor.specialBytes(word) & (1 << UInt64(8 * left) - 1)
+    return flags == 0 ? utf8.count : index + flags.trailingZeroBitCount >> 3
   }
 
   /// How a JSON string holds `byte`, when not as itself: `"`, `\` and the control characters
