@@ -356,8 +356,7 @@ extension LogLineCodec {
   static func readMeta(_ cursor: inout JSONCursor) throws(Problem) -> Range<Int> {
     cursor.skipWhitespace()
     let start = cursor.position
-    var metadata = EventMetadata()
-    try readMetadata(&cursor, into: &metadata, building: false)
+    try readMetadata(&cursor, into: nil)
     return start..<cursor.position
   }
 
@@ -531,12 +530,14 @@ extension LogLineCodec {
 
   /// Reads `meta`: an object whose keys are among `actor`, `reason`, `correlation` and
   /// `causation`, each at most once, every value a string. The one reader of `meta`: the line
-  /// decoder checks it (`building` false: no `String` is made), `EventLine.metadata()` reads it.
+  /// decoder checks it (`metadata` nil: no `String` is made), `EventLine.metadata()` reads it.
+  /// (A pointer, not `inout`: an empty `EventMetadata` made only to be passed was copied and
+  /// destroyed through its value witnesses, about 190 instructions a replayed line.)
   ///
   /// Quick step for each key: the writer's next key in its order, compared as words; anything
   /// else (another order, whitespace, an unknown or escaped key) is read as a string and named.
   static func readMetadata(
-    _ cursor: inout JSONCursor, into metadata: inout EventMetadata, building: Bool
+    _ cursor: inout JSONCursor, into metadata: UnsafeMutablePointer<EventMetadata>?
   ) throws(Problem) {
     do {
       try cursor.expect(0x7B, "'{' to start an object")
@@ -579,13 +580,13 @@ extension LogLineCodec {
         guard cursor.currentByte == 0x22 else {
           throw Problem(message: "'meta' member '\(metaKey(field))' is not a string")
         }
-        if building {
+        if let metadata {
           let text = try cursor.readString()
           switch field {
-          case 0: metadata.actor = text
-          case 1: metadata.reason = text
-          case 2: metadata.correlation = text
-          default: metadata.causation = text
+          case 0: metadata.pointee.actor = text
+          case 1: metadata.pointee.reason = text
+          case 2: metadata.pointee.correlation = text
+          default: metadata.pointee.causation = text
           }
         } else {
           _ = try cursor.readStringSliceQuickly()
@@ -642,7 +643,9 @@ extension LogLineCodec {
     var cursor = JSONCursor(base: base, count: range.upperBound)
     cursor.position = range.lowerBound
     var metadata = EventMetadata()
-    try readMetadata(&cursor, into: &metadata, building: true)
+    try withUnsafeMutablePointer(to: &metadata) { (pointer) throws(Problem) in
+      try readMetadata(&cursor, into: pointer)
+    }
     return metadata
   }
 

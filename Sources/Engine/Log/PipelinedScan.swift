@@ -183,22 +183,29 @@ struct PipelinedScan {
         chunk.filled += got
         offset += Int64(got)
       }
+      // The chunk's fields in locals while its lines are decoded: each access to a class's
+      // stored property is checked for exclusivity at run time (about 100 instructions a line).
+      let storage = chunk.storage
+      let filled = chunk.filled
+      var lines = chunk.lines
+      chunk.lines = []
       var lineStart = 0
-      while lineStart < chunk.filled,
-        let found = memchr(chunk.storage + lineStart, 0x0A, chunk.filled - lineStart)
+      while lineStart < filled,
+        let found = memchr(storage + lineStart, 0x0A, filled - lineStart)
       {
-        let newline = found.assumingMemoryBound(to: UInt8.self) - chunk.storage
+        let newline = found.assumingMemoryBound(to: UInt8.self) - storage
         do throws(LogLineCodec.Problem) {
           let line = try LogLineCodec.decode(
-            chunk.storage + lineStart, length: newline - lineStart, lineNumber: Int(lineNumber),
+            storage + lineStart, length: newline - lineStart, lineNumber: Int(lineNumber),
             offset: chunkOffset + Int64(lineStart), memo: &memo)
           observe?(line)
-          chunk.lines.append(line)
+          lines.append(consume line)
         } catch {
           chunk.failure = EngineError.corruptLine(
             path: path, line: Int(lineNumber), offset: chunkOffset + Int64(lineStart),
             problem: error.message)
           chunk.isLast = true
+          chunk.lines = lines
           shared.full.put(chunk)
           return
         }
@@ -210,6 +217,7 @@ struct PipelinedScan {
           break
         }
       }
+      chunk.lines = lines
       if atEnd || offset >= end {
         chunk.isLast = true
         shared.full.put(chunk)
