@@ -139,6 +139,14 @@ import Testing
       #expect(sorted.map(\.key) == expected.map(\.key))
       #expect(sorted.map(\.value) == expected.map(\.value))
     }
+    // Ids that share their top bits (a user's sequential UUIDs, in reverse): one bucket.
+    var table = EventIDTable<Int64>()
+    for index in (0..<20_000).reversed() {
+      table.updateValue(Int64(index), forKey: EventID(high: UInt64(index % 3), low: UInt64(index)))
+    }
+    let sorted = LogIndexFile.sortedByID(table)
+    #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $0.key < $1.key })
+    #expect(sorted.allSatisfy { $0.value == Int64($0.key.low) })
   }
 
   @Test func aReopenedWriterAnswersFromTheSavedIndex() throws {

@@ -213,42 +213,63 @@ extension LogIndexFile {
 }
 
 extension LogIndexFile {
-  /// `offsets` sorted by id. Above a few thousand ids, a least-significant-digit radix sort of
-  /// the ids' high words (four stable passes of 16 bits), then the rare runs of equal high words
-  /// sorted by the low word: about a tenth of the instructions of a comparison sort of the
-  /// 100,000 ids an import adds.
+  /// `offsets` sorted by id. Above a few thousand ids, one pass of a radix sort by the ids'
+  /// top 16 bits into 65,536 buckets, then each bucket sorted on its own: by insertion while it
+  /// is small (ids are random or digests, so a bucket holds a few: about 15 at a million), by
+  /// the standard sort when it is not (ids an input chose to share their top bits). Four
+  /// least-significant-digit passes before: twice the memory traffic, about 300 instructions
+  /// an id of an import's 4,300.
   static func sortedByID(_ offsets: EventIDTable<Int64>) -> [(key: EventID, value: Int64)] {
-    var items: [(key: EventID, value: Int64)] = []
-    items.reserveCapacity(offsets.count)
-    for position in offsets.ids.indices {
-      items.append((offsets.ids[position], offsets.values[position]))
-    }
-    guard items.count > 4096 else { return items.sorted { $0.key < $1.key } }
-    var scratch = items
-    var starts = [Int](repeating: 0, count: 1 << 16)
-    for pass in 0..<4 {
-      let shift = UInt64(16 * pass)
-      for index in starts.indices { starts[index] = 0 }
-      for item in items { starts[Int(truncatingIfNeeded: item.key.high >> shift) & 0xFFFF] += 1 }
-      var total = 0
-      for index in starts.indices {
-        let count = starts[index]
-        starts[index] = total
-        total += count
+    let count = offsets.count
+    guard count > 4096 else {
+      var items: [(key: EventID, value: Int64)] = []
+      items.reserveCapacity(count)
+      for position in offsets.ids.indices {
+        items.append((offsets.ids[position], offsets.values[position]))
       }
-      for item in items {
-        let digit = Int(truncatingIfNeeded: item.key.high >> shift) & 0xFFFF
-        scratch[starts[digit]] = item
-        starts[digit] += 1
-      }
-      swap(&items, &scratch)
+      return items.sorted { $0.key < $1.key }
     }
-    var start = 0
-    while start < items.count {
-      var end = start + 1
-      while end < items.count, items[end].key.high == items[start].key.high { end += 1 }
-      if end - start > 1 { items[start..<end].sort { $0.key.low < $1.key.low } }
-      start = end
+    @inline(__always) func bucket(_ id: EventID) -> Int { Int(truncatingIfNeeded: id.high >> 48) }
+    // Where each bucket starts, and past the last one.
+    var starts = [Int](repeating: 0, count: (1 << 16) + 1)
+    for id in offsets.ids { starts[bucket(id) + 1] += 1 }
+    for index in 1..<starts.count { starts[index] += starts[index - 1] }
+    var next = starts
+    var items = [(key: EventID, value: Int64)](unsafeUninitializedCapacity: count) {
+      buffer, initialized in
+      guard let base = buffer.baseAddress else { return }
+      offsets.ids.withUnsafeBufferPointer { ids in
+        offsets.values.withUnsafeBufferPointer { values in
+          for position in 0..<count {
+            let id = ids[position]
+            let target = bucket(id)
+            (base + next[target]).initialize(to: (id, values[position]))
+            next[target] += 1
+          }
+        }
+      }
+      initialized = count
+    }
+    items.withUnsafeMutableBufferPointer { items in
+      for index in 0..<(1 << 16) {
+        let start = starts[index]
+        let end = starts[index + 1]
+        guard end - start > 1 else { continue }
+        if end - start > 32 {
+          var large = UnsafeMutableBufferPointer(rebasing: items[start..<end])
+          large.sort { $0.key < $1.key }
+          continue
+        }
+        for position in (start + 1)..<end {
+          let item = items[position]
+          var hole = position
+          while hole > start, item.key < items[hole - 1].key {
+            items[hole] = items[hole - 1]
+            hole -= 1
+          }
+          items[hole] = item
+        }
+      }
     }
     return items
   }
