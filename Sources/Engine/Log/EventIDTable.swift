@@ -7,10 +7,11 @@ import Events
 /// A `Dictionary` keyed by `EventID` hashed every id with `Hasher` (SipHash, about 150
 /// instructions) and took about 260 instructions a lookup; an id is 128 bits that are random
 /// or a digest, so one multiply-and-mix of its halves spreads them as well. The mix starts
-/// from a seed drawn at random, so that ids chosen by an input cannot be lined up to
-/// collide (one seed per process). Open addressing, probed linearly, at most half full; each slot holds a tag (the
-/// hash's high bits) beside the entry's position, so that a probe past another id rarely reads
-/// that id. Entries are kept in insertion order (`ids`, `values`); nothing is ever removed.
+/// from a seed drawn at random, so that ids chosen by an input cannot be lined up to collide
+/// (one seed per process). Open addressing, probed linearly, at most half full; each slot
+/// holds a tag (the hash's high bits) beside the entry's position, so that a probe past
+/// another id rarely reads that id. Entries are kept in insertion order (`ids`, `values`);
+/// nothing is ever removed.
 struct EventIDTable<Value> {
   /// The ids, in the order they were added.
   private(set) var ids: [EventID] = []
@@ -20,9 +21,6 @@ struct EventIDTable<Value> {
   private var slots: [UInt64]
   private var mask: Int
   private let seed: UInt64
-
-  /// Bits of a slot that hold the position + 1 (room for 2^40 entries).
-  private static var positionBits: UInt64 { 40 }
 
   /// An empty table with room for `minimumCapacity` ids before it grows.
   init(minimumCapacity: Int = 0) {
@@ -96,7 +94,8 @@ struct EventIDTable<Value> {
 
   // MARK: Parts
 
-  private static var positionMask: UInt64 { (1 << positionBits) - 1 }
+  /// The bits of a slot that hold the position + 1 (room for 2^40 entries).
+  private static var positionMask: UInt64 { (1 << 40) - 1 }
 
   /// Slots enough for `count` ids at most half full: a power of two, at least 16.
   private static func slotCount(for count: Int) -> Int {
@@ -105,15 +104,12 @@ struct EventIDTable<Value> {
     return capacity
   }
 
-  /// Both halves folded into one word and mixed (Stafford's variant 13 of MurmurHash3's
-  /// finaliser), from the table's seed: every bit of the id reaches the slot (low bits) and
-  /// the tag (high bits).
+  /// Both halves folded into one word from the table's seed, then scrambled
+  /// (`GeneratorRandom.mix`, SplitMix64's finaliser): every bit of the id reaches the slot (low
+  /// bits) and the tag (high bits).
   @inline(__always)
   private func hash(_ id: EventID) -> UInt64 {
-    var value = (id.high ^ seed) &* 0x9E37_79B9_7F4A_7C15 ^ id.low
-    value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-    return value ^ (value >> 31)
+    GeneratorRandom.mix((id.high ^ seed) &* 0x9E37_79B9_7F4A_7C15 ^ id.low)
   }
 
   /// Rehashes every id into `capacity` slots.

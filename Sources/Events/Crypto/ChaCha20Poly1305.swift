@@ -189,7 +189,9 @@ public enum ChaCha20Poly1305 {
   // MARK: Helpers
 
   /// Calls `body` with the bytes of `collection`, in place when they are contiguous.
-  private static func withContiguousBytes<Result>(
+  /// (Inlinable: `SealedRecord.seal`'s callers in other modules reach their bytes through it.)
+  @inlinable
+  static func withContiguousBytes<Result>(
     _ collection: some Collection<UInt8>,
     _ body: (UnsafeRawBufferPointer) throws(CryptoError) -> Result
   ) throws(CryptoError) -> Result {
@@ -203,8 +205,8 @@ public enum ChaCha20Poly1305 {
     }.get()
   }
 
-  /// An array of `count` bytes filled by `body`.
-  private static func makeArray(
+  /// An array of `count` bytes (zeros until `body` fills them), filled by `body`.
+  static func makeArray(
     count: Int, _ body: (UnsafeMutableRawBufferPointer) throws(CryptoError) -> Void
   ) throws(CryptoError) -> [UInt8] {
     var failure: CryptoError?

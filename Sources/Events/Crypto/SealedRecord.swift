@@ -85,19 +85,9 @@ public struct SealedRecord: Sendable, Hashable {
     _ plaintext: some Collection<UInt8>, key: ChaCha20Poly1305.Key,
     nonce: ChaCha20Poly1305.Nonce, binding: Binding
   ) throws(CryptoError) -> SealedRecord {
-    // The closures return a `Result`: `withContiguousStorageIfAvailable` does not carry a
-    // typed error through.
-    let inPlace = plaintext.withContiguousStorageIfAvailable { buffer in
-      Result { () throws(CryptoError) in
-        try seal(bytes: UnsafeRawBufferPointer(buffer), key: key, nonce: nonce, binding: binding)
-      }
+    try ChaCha20Poly1305.withContiguousBytes(plaintext) { (bytes) throws(CryptoError) in
+      try seal(bytes: bytes, key: key, nonce: nonce, binding: binding)
     }
-    if let inPlace { return try inPlace.get() }
-    return try Array(plaintext).withUnsafeBytes { buffer in
-      Result { () throws(CryptoError) in
-        try seal(bytes: buffer, key: key, nonce: nonce, binding: binding)
-      }
-    }.get()
   }
 
   /// Seals `plaintext`: the nonce, the ciphertext and the tag written into one array.
@@ -108,23 +98,14 @@ public struct SealedRecord: Sendable, Hashable {
   ) throws(CryptoError) -> SealedRecord {
     let nonceCount = ChaCha20Poly1305.Nonce.byteCount
     let count = nonceCount + plaintext.count + ChaCha20Poly1305.tagByteCount
-    var failure: CryptoError?
-    let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-      let output = UnsafeMutableRawBufferPointer(buffer)
-      output.initializeMemory(as: UInt8.self, repeating: 0)
-      initialized = count
+    let bytes = try ChaCha20Poly1305.makeArray(count: count) { (output) throws(CryptoError) in
       nonce.withUnsafeBytes { output.copyMemory(from: $0) }
-      do throws(CryptoError) {
-        try binding.withAssociatedData { (data) throws(CryptoError) in
-          try ChaCha20Poly1305.seal(
-            plaintext, key: key, nonce: nonce, associatedData: data,
-            into: UnsafeMutableRawBufferPointer(rebasing: output[nonceCount...]))
-        }
-      } catch {
-        failure = error
+      try binding.withAssociatedData { (data) throws(CryptoError) in
+        try ChaCha20Poly1305.seal(
+          plaintext, key: key, nonce: nonce, associatedData: data,
+          into: UnsafeMutableRawBufferPointer(rebasing: output[nonceCount...]))
       }
     }
-    if let failure { throw failure }
     return SealedRecord(bytes: bytes)
   }
 
@@ -142,24 +123,15 @@ public struct SealedRecord: Sendable, Hashable {
     // Straight into the result through the buffer variant: the collection variant's walk to
     // the bytes cost about 90 instructions a replayed event.
     let count = bytes.count - nonceCount - ChaCha20Poly1305.tagByteCount
-    var failure: CryptoError?
-    let plaintext = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-      initialized = 0
-      bytes.withUnsafeBytes { record in
-        do throws(CryptoError) {
-          try binding.withAssociatedData { (data) throws(CryptoError) in
-            try ChaCha20Poly1305.open(
-              UnsafeRawBufferPointer(rebasing: record[nonceCount...]), key: key, nonce: nonce,
-              associatedData: data, into: UnsafeMutableRawBufferPointer(buffer))
-          }
-          initialized = count
-        } catch {
-          failure = error
+    return try ChaCha20Poly1305.withContiguousBytes(bytes[nonceCount...]) {
+      (sealed) throws(CryptoError) in
+      try ChaCha20Poly1305.makeArray(count: count) { (output) throws(CryptoError) in
+        try binding.withAssociatedData { (data) throws(CryptoError) in
+          try ChaCha20Poly1305.open(
+            sealed, key: key, nonce: nonce, associatedData: data, into: output)
         }
       }
     }
-    if let failure { throw failure }
-    return plaintext
   }
 
   /// The record as it is stored in a payload: standard base64 with padding.
