@@ -75,6 +75,24 @@ public struct LogReader: Sendable {
     observe: (@Sendable (EventLine) -> Void)? = nil,
     _ body: (EventLine) throws -> Bool
   ) throws -> Summary {
+    try forEachEvent(from: position, through: last, observe: observe, prepare: Self.nothing) {
+      line, _ in try body(line)
+    }
+  }
+
+  /// No work ahead of the body.
+  private static let nothing: (@Sendable (EventLine) -> Never?)? = nil
+
+  /// `forEachEvent`, with work the reading thread may do on each line ahead of `body`: what
+  /// `prepare` returns for a line reaches `body` with it. On a short read (one thread) or for
+  /// a line `prepare` returned `nil` for, `body` gets `nil` and does the work itself.
+  @discardableResult
+  func forEachEvent<Prepared>(
+    from position: Position = .start, through last: Int64? = nil,
+    observe: (@Sendable (EventLine) -> Void)? = nil,
+    prepare: (@Sendable (EventLine) -> Prepared?)?,
+    _ body: (EventLine, consuming Prepared?) throws -> Bool
+  ) throws -> Summary {
     let file = try FileDescriptor.open(path, .readOnly)
     defer { file.close() }
     let tail = try LogTail.examine(file, path: path)
@@ -85,14 +103,29 @@ public struct LogReader: Sendable {
       )
     }
     return try read(
-      file, from: position, to: tail.committedEnd, through: last, observe: observe, body)
+      file, from: position, to: tail.committedEnd, through: last, observe: observe,
+      prepare: prepare, body)
   }
 
   /// Reads `position..<end` of an open log, checking every line and the sequence order.
+  @discardableResult
   func read(
     _ file: FileDescriptor, from position: Position, to end: Int64, through last: Int64? = nil,
     observe: (@Sendable (EventLine) -> Void)? = nil,
     _ body: (EventLine) throws -> Bool
+  ) throws -> Summary {
+    try read(
+      file, from: position, to: end, through: last, observe: observe, prepare: Self.nothing
+    ) { line, _ in try body(line) }
+  }
+
+  /// `read`, with work the reading thread may do ahead of `body` (see `forEachEvent`).
+  @discardableResult
+  func read<Prepared>(
+    _ file: FileDescriptor, from position: Position, to end: Int64, through last: Int64? = nil,
+    observe: (@Sendable (EventLine) -> Void)? = nil,
+    prepare: (@Sendable (EventLine) -> Prepared?)?,
+    _ body: (EventLine, consuming Prepared?) throws -> Bool
   ) throws -> Summary {
     if let last, position.sequence > last {
       // Nothing to read (a replay starting from a checkpoint at its target, say): no line of
@@ -102,8 +135,9 @@ public struct LogReader: Sendable {
         stoppedEarly: false)
     }
     if end - position.offset >= pipelineThreshold {
-      let result = try PipelinedScan(chunkSize: readSize).scan(
-        file, path: path, from: position, to: end, through: last ?? .max, observe: observe, body)
+      let result = try PipelinedScan<Prepared>(chunkSize: readSize).scan(
+        file, path: path, from: position, to: end, through: last ?? .max, observe: observe,
+        prepare: prepare, body)
       return Summary(
         lastSequence: result.lastSequence, endOffset: result.endOffset, committedEnd: end,
         stoppedEarly: result.stoppedEarly)
@@ -138,7 +172,7 @@ public struct LogReader: Sendable {
       expectedSequence += 1
       deliveredEnd = offset + Int64(length) + 1
       observe?(line)
-      return try body(line)
+      return try body(line, nil)
     }
     return Summary(
       lastSequence: expectedSequence - 1,

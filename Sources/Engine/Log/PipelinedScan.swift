@@ -16,12 +16,16 @@ import Synchronization
 ///
 /// Chunks travel between the threads through two small queues (empty buffers back, full ones
 /// forward), so memory stays at a few chunks whatever the log's size.
-struct PipelinedScan {
+///
+/// The reading thread can also do some of the caller's work on a line ahead of time
+/// (`prepare`, say decoding its payload): what it returns travels with the line's chunk and
+/// reaches `body` with the line, with no lock taken per line.
+struct PipelinedScan<Prepared> {
   /// Bytes per chunk.
   var chunkSize: Int
   /// Chunks in flight: one being filled, one being consumed, two spare (so that a burst of
   /// costly events on either side does not stall the other at once).
-  static let chunkCount = 4
+  static var chunkCount: Int { 4 }
 
   /// One chunk of the file and what the producer found in it.
   ///
@@ -35,6 +39,10 @@ struct PipelinedScan {
     var filled = 0
     /// The decoded lines, pointing into `storage`.
     var lines: [EventLine] = []
+    /// What `prepare` returned for some of the lines, in line order; `preparedLines` holds
+    /// the index in `lines` of each.
+    var prepared = MoveQueue<Prepared>()
+    var preparedLines: [Int] = []
     /// What stopped the producer after the lines of this chunk, if anything.
     var failure: (any Error)?
     /// Whether this is the last chunk.
@@ -53,7 +61,10 @@ struct PipelinedScan {
       capacity = newCapacity
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+      storage.deallocate()
+      prepared.free()
+    }
   }
 
   /// A blocking single-producer, single-consumer queue of chunks.
@@ -84,10 +95,13 @@ struct PipelinedScan {
   /// handed out and the offset past its line.
   /// `observe`, when given, sees each decoded line on the reading thread, in order, while the
   /// calling thread works on earlier ones (it may see lines past where `body` stops).
+  /// `prepare`, when given, runs next on the reading thread; what it returns for a line is
+  /// handed to `body` with that line (`nil` where it returned `nil`).
   func scan(
     _ file: FileDescriptor, path: String, from start: LogReader.Position, to end: Int64,
     through last: Int64 = .max, observe: (@Sendable (EventLine) -> Void)? = nil,
-    _ body: (EventLine) throws -> Bool
+    prepare: (@Sendable (EventLine) -> Prepared?)? = nil,
+    _ body: (EventLine, consuming Prepared?) throws -> Bool
   ) throws -> (lastSequence: Int64, endOffset: Int64, stoppedEarly: Bool) {
     let shared = Shared()
     for _ in 0..<Self.chunkCount { shared.empty.put(Chunk(capacity: chunkSize)) }
@@ -96,7 +110,7 @@ struct PipelinedScan {
     Thread.detachNewThread {
       Self.produce(
         file, path: path, from: start, to: end, through: last, chunkSize: chunkSize,
-        shared: shared, observe: observe)
+        shared: shared, observe: observe, prepare: prepare)
       finished.signal()
     }
     // Whatever happens here, stop the producer and wait for it before returning: it reads the
@@ -111,23 +125,40 @@ struct PipelinedScan {
     var endOffset = start.offset
     while true {
       let chunk = shared.full.take()
-      for line in chunk.lines {
-        guard line.sequence == expectedSequence else {
-          throw EngineError.corruptLine(
-            path: path, line: Int(expectedSequence), offset: line.offset,
-            problem:
-              "seq is \(line.sequence) where \(expectedSequence) was expected (seq runs gapless from 1)"
-          )
+      do {
+        // In a local while its values are moved out, and back in the chunk however this block
+        // ends (before the chunk goes back to the reading thread).
+        var prepared = chunk.prepared
+        defer { chunk.prepared = prepared }
+        let preparedLines = chunk.preparedLines
+        var nextPrepared = 0
+        var index = 0
+        for line in chunk.lines {
+          var ready: Prepared?
+          if nextPrepared < preparedLines.count, preparedLines[nextPrepared] == index {
+            ready = prepared.popFirst()
+            nextPrepared += 1
+          }
+          index += 1
+          guard line.sequence == expectedSequence else {
+            throw EngineError.corruptLine(
+              path: path, line: Int(expectedSequence), offset: line.offset,
+              problem:
+                "seq is \(line.sequence) where \(expectedSequence) was expected (seq runs gapless from 1)"
+            )
+          }
+          expectedSequence += 1
+          endOffset = line.offset + Int64(line.length) + 1
+          if try !body(line, consume ready) {
+            return (expectedSequence - 1, endOffset, true)
+          }
         }
-        expectedSequence += 1
-        endOffset = line.offset + Int64(line.length) + 1
-        if try !body(line) {
-          return (expectedSequence - 1, endOffset, true)
-        }
+        prepared.removeAll()
       }
       if let failure = chunk.failure { throw failure }
       if chunk.isLast { return (expectedSequence - 1, endOffset, false) }
       chunk.lines.removeAll(keepingCapacity: true)
+      chunk.preparedLines.removeAll(keepingCapacity: true)
       shared.empty.put(chunk)
     }
   }
@@ -136,7 +167,8 @@ struct PipelinedScan {
   static func produce(
     _ file: FileDescriptor, path: String, from start: LogReader.Position, to end: Int64,
     through last: Int64, chunkSize: Int, shared: Shared,
-    observe: (@Sendable (EventLine) -> Void)? = nil
+    observe: (@Sendable (EventLine) -> Void)? = nil,
+    prepare: (@Sendable (EventLine) -> Prepared?)? = nil
   ) {
     var offset = start.offset
     var lineNumber = start.sequence
@@ -147,6 +179,8 @@ struct PipelinedScan {
       let chunk = shared.empty.take()
       if shared.stop.load(ordering: .relaxed) { return }
       chunk.lines.removeAll(keepingCapacity: true)
+      chunk.prepared.removeAll()
+      chunk.preparedLines.removeAll(keepingCapacity: true)
       chunk.failure = nil
       chunk.filled = 0
       if carry.count * 2 > chunk.capacity {
@@ -189,6 +223,9 @@ struct PipelinedScan {
       let filled = chunk.filled
       var lines = chunk.lines
       chunk.lines = []
+      var prepared = chunk.prepared
+      var preparedLines = chunk.preparedLines
+      chunk.preparedLines = []
       var lineStart = 0
       while lineStart < filled,
         let found = memchr(storage + lineStart, 0x0A, filled - lineStart)
@@ -199,6 +236,10 @@ struct PipelinedScan {
             storage + lineStart, length: newline - lineStart, lineNumber: Int(lineNumber),
             offset: chunkOffset + Int64(lineStart), memo: &memo)
           observe?(line)
+          if let prepare, let value = prepare(line) {
+            prepared.append(consume value)
+            preparedLines.append(lines.count)
+          }
           lines.append(consume line)
         } catch {
           chunk.failure = EngineError.corruptLine(
@@ -206,6 +247,8 @@ struct PipelinedScan {
             problem: error.message)
           chunk.isLast = true
           chunk.lines = lines
+          chunk.prepared = prepared
+          chunk.preparedLines = preparedLines
           shared.full.put(chunk)
           return
         }
@@ -218,6 +261,8 @@ struct PipelinedScan {
         }
       }
       chunk.lines = lines
+      chunk.prepared = prepared
+      chunk.preparedLines = preparedLines
       if atEnd || offset >= end {
         chunk.isLast = true
         shared.full.put(chunk)
@@ -228,5 +273,64 @@ struct PipelinedScan {
           start: chunk.storage + lineStart, count: chunk.filled - lineStart))
       shared.full.put(chunk)
     }
+  }
+}
+
+/// Values moved in at the back and out at the front, never copied: what `PipelinedScan`'s
+/// reading thread prepares for a chunk's lines. (An array's elements can only be copied out, or
+/// moved out from the end.)
+///
+/// Its storage is managed by hand: a copy of the struct shares it, so only one copy may be
+/// used at a time, and the last one is written back to its owner, which calls `free`.
+struct MoveQueue<Element> {
+  private var base = UnsafeMutablePointer<Element>.allocate(capacity: 0)
+  private var capacity = 0
+  /// The first element not yet moved out.
+  private var head = 0
+  /// One past the last element.
+  private var end = 0
+
+  /// Whether every element appended has been moved out.
+  var isEmpty: Bool { head == end }
+
+  mutating func append(_ value: consuming Element) {
+    if end == capacity { grow() }
+    (base + end).initialize(to: value)
+    end += 1
+  }
+
+  /// Moves the first element out.
+  /// - Precondition: not empty.
+  mutating func popFirst() -> Element {
+    precondition(head < end, "popFirst on an empty MoveQueue")
+    let element = (base + head).move()
+    head += 1
+    return element
+  }
+
+  /// Destroys the elements not moved out, keeping the storage.
+  mutating func removeAll() {
+    if end > head { (base + head).deinitialize(count: end - head) }
+    head = 0
+    end = 0
+  }
+
+  /// Destroys what is left and releases the storage.
+  mutating func free() {
+    removeAll()
+    base.deallocate()
+    base = .allocate(capacity: 0)
+    capacity = 0
+  }
+
+  private mutating func grow() {
+    let larger = max(64, capacity * 2)
+    let storage = UnsafeMutablePointer<Element>.allocate(capacity: larger)
+    storage.moveInitialize(from: base + head, count: end - head)
+    base.deallocate()
+    end -= head
+    head = 0
+    base = storage
+    capacity = larger
   }
 }

@@ -34,10 +34,10 @@ public struct Replayer: Sendable {
   /// When set, long replays save checkpoints on their own and prune them (see
   /// ``CheckpointPolicy``); `nil` saves only what the caller asks for.
   public var automaticCheckpoints: CheckpointPolicy?
-  /// How far ahead of the fold (bytes) the reading thread must be to open a sealed record
-  /// itself (see `SealedPrefetch`); `nil` for two of the reader's chunks. Tests pin it at 0
-  /// (always) and `.max` (never).
-  var sealedOpeningLead: Int64?
+  /// How far ahead of the fold (bytes) the reading thread must be to decode a line itself (see
+  /// `ReadAhead`); `nil` for two of the reader's chunks. Tests pin it at 0 (always) and `.max`
+  /// (never).
+  var readAheadLead: Int64?
 
   public init(
     reader: LogReader, checkpoints: CheckpointStore? = nil,
@@ -177,37 +177,25 @@ public struct Replayer: Sendable {
     let wantedCategories = wanted.map { $0.compactMap { Self.categories[$0] } }
     var eventsRead = 0
     var timestamps = TimestampCache()
-    // Ids and codes recur all through a log: make each short string once.
-    let strings = StringCache()
     var saved: [Int64] = []
     var lastSequence = position.sequence - 1
     var lastFolded = lastSequence
-    var keys = PersonalData.KeyRing(logPath: reader.path)
-    // Sealed contact payloads are opened on the reading thread, ahead of the fold, when the
-    // log has a key store, the contacts are folded and the fold is the slower thread.
-    let prefetch =
-      (wanted?.contains(ContactList.name) ?? true)
-        && KeyStoreCache.identity(of: KeyStore.path(forLog: reader.path)) != nil
-      ? SealedPrefetch(
-        logPath: reader.path, categories: wantedCategories,
-        lead: sealedOpeningLead ?? 2 * Int64(reader.readSize)) : nil
-    let reading: (@Sendable (EventLine) -> Void)? =
-      if let prefetch {
-        { line in
-          observe?(line)
-          prefetch.prepare(line)
-        }
-      } else {
-        observe
-      }
+    var decoder = FoldDecoder(logPath: reader.path)
+    // Lines are decoded on the reading thread, ahead of the fold, while the fold is the slower
+    // thread (see `ReadAhead`).
+    let readAhead = ReadAhead(
+      logPath: reader.path, categories: wantedCategories,
+      lead: readAheadLead ?? 2 * Int64(reader.readSize))
     // Where the last line read ends and its sample: what a checkpoint there is tied to.
     var lastLine: (end: Int64, sample: CheckpointStore.Anchor.Sample)?
     // The write the event at `--at` belongs to, when that write holds more events after it.
     var splitWrite: ClosedRange<Int64>?
     // The reader stops after `last`: every line handed out is at or before it.
-    try reader.forEachEvent(from: position, through: last, observe: reading) { line in
+    try reader.forEachEvent(
+      from: position, through: last, observe: observe, prepare: readAhead.prepare
+    ) { (line: EventLine, ready: consuming FoldInput?) in
       eventsRead += 1
-      prefetch?.reached(line)
+      readAhead.reached(line)
       if refusesSeqsInsideWrites, !point.isInstant, line.sequence == last, let batch = line.batch,
         batch.upperBound > line.sequence
       {
@@ -223,42 +211,24 @@ public struct Replayer: Sendable {
       let include = instant.map { timestamp <= $0 } ?? true
       if include { lastFolded = line.sequence }
       if include, Self.belongs(line, to: wantedCategories) {
-        let context = EventContext(
-          sequence: line.sequence, streamVersion: line.version, timestamp: timestamp)
-        var cursor = line.dataCursor
-        if let (event, unsealed) = prefetch?.take(line) {
-          // Opened on the reading thread: only the schema 1 form is left to read.
-          models.apply(
-            try PersonalData.complete(
-              event, unsealed, sequence: line.sequence, logPath: reader.path),
-            at: context)
-        } else if let toggle = EventVocabulary.favoriteToggle(
-          type: line.typeBytes, schemaVersion: line.schemaVersion, data: &cursor)
-        {
-          // Favourite toggles, over half of a typical log, go straight to the contacts.
-          models.contacts.setFavorite(toggle.isFavorite, contactID: toggle.contactID)
+        // Decoded on the reading thread, or here when it was not.
+        let input: FoldInput
+        if let prepared = consume ready {
+          input = prepared
         } else {
-          cursor.strings = Unmanaged.passUnretained(strings)
-          // The event goes to the read models alone: text none of them keeps is not made.
-          cursor.skipsUnshownText = true
-          let event: DomainEvent?
-          do throws(EventsError) {
-            event = try EventVocabulary.decode(
-              type: line.typeBytes, schemaVersion: line.schemaVersion, data: &cursor,
-              strict: false)
-          } catch {
-            throw EngineError.decoding(error, path: reader.path, sequence: line.sequence)
-          }
-          // Consumed, not copied: the model takes the payload and the optional is never
-          // destroyed as a whole (which costs a trip through the runtime's generic value
-          // witnesses).
-          if case .some(var decoded) = consume event {
-            if line.schemaVersion >= 2, PersonalData.carriesPersonalData(type: line.typeBytes) {
-              decoded = try PersonalData.open(
-                decoded, id: line.id, stream: line.stream, sequence: line.sequence, keys: &keys)
-            }
-            models.apply(decoded, at: context)
-          }
+          input = try decoder.input(for: line)
+        }
+        // Consumed, not copied: the model takes the payload.
+        switch consume input {
+        case .favorite(let isFavorite, let contactID):
+          models.contacts.setFavorite(isFavorite, contactID: contactID)
+        case .event(let event):
+          models.apply(
+            event,
+            at: EventContext(
+              sequence: line.sequence, streamVersion: line.version, timestamp: timestamp))
+        case .nothing:
+          break
         }
       }
       if needsDigest {
@@ -278,7 +248,6 @@ public struct Replayer: Sendable {
       }
       return true
     }
-    withExtendedLifetime(strings) {}
     if case .sequence(let target) = point, lastSequence < target {
       throw EngineError.invalidEvent(
         location: reader.path,
