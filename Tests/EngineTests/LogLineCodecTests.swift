@@ -124,6 +124,22 @@ import Testing
     #expect(String(decoding: fields.data, as: UTF8.self).filter { $0 != " " } == #"{"id":"1"}"#)
   }
 
+  /// The decoder's memory of the last `at` starts as a valid `at` (24 zero bytes, which it once
+  /// started from, made a line with a NUL-filled `at` pass).
+  @Test func theMemoOfTheLastAtStartsFromAValidOne() {
+    let text = Array("1970-01-01T00:00:00.000Z".utf8)
+    let words = text.withUnsafeBytes {
+      (
+        $0.loadUnaligned(as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+        $0.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+      )
+    }
+    #expect(words == LogLineCodec.Memo.epoch)
+    #expect(
+      text.withUnsafeBufferPointer { Timestamp.parseLogForm($0) }
+        == Timestamp(millisecondsSince1970: 0))
+  }
+
   /// Lines the format forbids, each with the phrase its error must hold.
   static let forbidden: [(String, String)] = [
     (
@@ -153,6 +169,12 @@ import Testing
     (
       prefix
         + #""stream":"contact-1","version":2,"type":"T","schema":1,"at":"2026-01-30T10:00:00Z","data":{}"#,
+      "'at'"
+    ),
+    // 24 NUL bytes: what the decoder's memory of the last `at` holds before any line.
+    (
+      prefix + #""stream":"contact-1","version":2,"type":"T","schema":1,"at":""#
+        + String(repeating: "\u{0}", count: 24) + #"","data":{}"#,
       "'at'"
     ),
     (

@@ -84,15 +84,65 @@ import Testing
   }
 }
 
+@Suite struct LogVerifierConcurrentPayloadTests {
+  /// Payloads checked on a thread of their own give the report a check on one thread gives:
+  /// the same problems in the same order (a line's payload problem after its other ones,
+  /// checkpoint problems at their lines), across several batches, and the same count.
+  @Test func payloadsCheckedBesideTheLinesGiveTheSameReport() throws {
+    try withTemporaryDirectory { directory in
+      let path = try makeCheckpointedLog(in: directory, seed: "verifier-payloads")
+      var lines = String(decoding: try fileBytes(path), as: UTF8.self)
+        .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      // Rewritten with valid checksums: favourite toggles whose payload does not fit, one of
+      // them also with a version gap (two problems on one line); one line with a bad checksum.
+      var tampered: [Int] = []
+      for from in [700, 4500, 8200, 11_000] {
+        guard
+          let index = lines.indices.dropFirst(from).first(where: {
+            lines[$0].contains(#""type":"ContactFavorited""#)
+          })
+        else { continue }
+        var body = String(lines[index].dropLast(18)).replacingOccurrences(
+          of: #""data":{"id":"#, with: #""data":{"idx":"#)
+        if from == 4500 {
+          body = body.replacingOccurrences(of: #""version":"#, with: #""version":9"#)
+        }
+        lines[index] = body + String(format: ",\"crc\":\"%08x\"}", CRC32C.checksum(of: body))
+        tampered.append(index + 1)
+      }
+      #expect(tampered.count == 4)
+      var bytes = Array(lines.joined(separator: "\n").utf8)
+      bytes[lineStarts(bytes)[6000] + 10] ^= 0x01
+      try writeBytes(bytes, to: path)
+      var verifier = LogVerifier(path: path)
+      verifier.pipelineThreshold = .max
+      let alone = try verifier.verify()
+      verifier.pipelineThreshold = 0
+      let beside = try verifier.verify()
+      #expect(beside == alone)
+      let payloadLines = beside.problems.filter { $0.message.hasPrefix("data does not fit") }
+        .map(\.line)
+      #expect(payloadLines == tampered)
+      let both = beside.problems.filter { $0.line == tampered[1] }.map(\.message)
+      #expect(both.count == 2)
+      #expect(both.first?.contains("goes from version") == true)
+      #expect(both.last?.hasPrefix("data does not fit") == true)
+      #expect(beside.problems.contains { $0.line == 6001 && $0.message.hasPrefix("checksum") })
+      #expect(beside.problems.contains { $0.message.contains("differ from these") })
+      let numbered = beside.problems.map(\.line).filter { $0 > 0 }
+      #expect(numbered == numbered.sorted())
+      #expect(beside.eventCount < 12_000)
+    }
+  }
+}
+
 @Suite struct LogVerifierPrefixTests {
   /// The prefixes (an expected digest's, every checkpoint's) are hashed on another thread while
   /// the lines are checked: each checkpoint's problem must still be listed at its own line, in
   /// line order with the others, and a log of several hashing blocks must check whole.
   @Test func checkpointsAndTheDigestAreCheckedInLineOrderAcrossBlocks() throws {
     try withTemporaryDirectory { directory in
-      let path = try makeGeneratedLog(in: directory, count: 12_000, seed: "verifier-prefixes")
-      _ = try Replayer(reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path))
-        .readModels(at: .end, saveEvery: 1000)
+      let path = try makeCheckpointedLog(in: directory, seed: "verifier-prefixes")
       let expected = try LogDigest.compute(LogReader(path: path), through: 7000)
       var verifier = LogVerifier(path: path, expectedDigest: (7000, expected.sha256))
       let sound = try verifier.verify()
@@ -124,4 +174,12 @@ import Testing
       #expect(report.checkpointsChecked == 5)
     }
   }
+}
+
+/// A generated log of 12 000 events with a checkpoint every 1 000.
+private func makeCheckpointedLog(in directory: String, seed: String) throws -> String {
+  let path = try makeGeneratedLog(in: directory, count: 12_000, seed: seed)
+  _ = try Replayer(reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path))
+    .readModels(at: .end, saveEvery: 1000)
+  return path
 }

@@ -44,6 +44,37 @@ import Testing
     }
   }
 
+  /// Every byte value at every digit's place: a hex digit of either case is read as its value,
+  /// anything else refuses the text (the digits are read eight at a time, as words).
+  @Test func everyByteAtEveryDigitIsReadOrRefusedAsOneDigitAtATimeWould() {
+    let text = Array("0123abcd-ef45-6789-ABCD-EF0123456789".utf8)
+    func reference(_ bytes: [UInt8]) -> EventID? {
+      var value: [UInt64] = [0, 0]
+      var digit = 0
+      for (index, byte) in bytes.enumerated() where ![8, 13, 18, 23].contains(index) {
+        let nibble: UInt64
+        switch byte {
+        case 0x30...0x39: nibble = UInt64(byte - 0x30)
+        case 0x61...0x66: nibble = UInt64(byte - 0x61 + 10)
+        case 0x41...0x46: nibble = UInt64(byte - 0x41 + 10)
+        default: return nil
+        }
+        value[digit / 16] = value[digit / 16] << 4 | nibble
+        digit += 1
+      }
+      return EventID(high: value[0], low: value[1])
+    }
+    for place in text.indices where ![8, 13, 18, 23].contains(place) {
+      for byte in UInt8.min...UInt8.max {
+        var bytes = text
+        bytes[place] = byte
+        let parsed = bytes.withUnsafeBufferPointer { EventID(utf8: $0) }
+        #expect(parsed == reference(bytes), "byte \(byte) at \(place)")
+      }
+    }
+    #expect(reference(text) != nil)
+  }
+
   @Test func textFormMatchesFoundationsFormatting() {
     let seed = TestSeed.make()
     var random = SplitMix64(seed: seed)

@@ -20,10 +20,20 @@ extension LogLineCodec {
   /// Likewise the last `batch` read, as its exact bytes (closing bracket included, so a longer
   /// value never matches) and its value.
   struct Memo {
-    var timestamp: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    /// Before any line: the words of a valid `at`, `1970-01-01T00:00:00.000Z` (24 zero bytes,
+    /// which no valid `at` holds, were once taken for one checked before).
+    var timestamp: (UInt64, UInt64, UInt64) = Self.epoch
     var batchText: (UInt64, UInt64, UInt64) = (0, 0, 0)
     var batchCount = 0
     var batch: ClosedRange<Int64> = 1...1
+
+    /// `1970-01-01T00:00:00.000Z` as three words, as `readTimestamp` loads them.
+    static var epoch: (UInt64, UInt64, UInt64) {
+      (
+        UInt64(littleEndian: 0x2D31_302D_3037_3931), UInt64(littleEndian: 0x3030_3A30_3054_3130),
+        UInt64(littleEndian: 0x5A30_3030_2E30_303A)
+      )
+    }
   }
 
   /// Decodes and checks one line (without its `\n`).

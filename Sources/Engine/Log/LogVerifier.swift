@@ -53,6 +53,9 @@ public struct LogVerifier: Sendable {
   public var newestSchemaVersions: [String: Int]
   /// A digest (`replay digest`) the log's prefix must still match.
   public var expectedDigest: (sequence: Int64, sha256: [UInt8])?
+  /// Logs of at least this many bytes have their payloads checked on a thread of their own
+  /// (see `PayloadChecks`); tests set 0 to check a short log that way.
+  var pipelineThreshold: Int64 = 8 << 20
 
   public init(
     path: String, readSize: Int = LogReader.defaultReadSize,
@@ -73,7 +76,12 @@ public struct LogVerifier: Sendable {
     defer { file.close() }
     let tail = try LogTail.examine(file, path: path)
     var problems: [Problem] = []
-    var streamVersions: [StreamTable.Name: Int64] = [:]
+    // Each stream's version so far, at its position in `streams`.
+    var streams = Names(rule: EnvelopeRules.problem(withStreamName:))
+    var streamVersions: [Int64] = []
+    // Each type's newest schema version this engine knows, at its position in `types`.
+    var types = Names(rule: EnvelopeRules.problem(withTypeName:))
+    var newestVersions: [Int?] = []
     var idLines = EventIDTable<Int>()
     var expectedSequence: Int64 = 1
     var openBatch: ClosedRange<Int64>?
@@ -111,6 +119,8 @@ public struct LogVerifier: Sendable {
       )] = []
     // Read every complete line, including a damaged last one, so that it is listed.
     let end = tail.badLastLine?.range.upperBound ?? tail.committedEnd
+    var payloads = PayloadChecks(concurrent: end >= pipelineThreshold)
+    var memo = LogLineCodec.Memo()
     _ = try LineScanner(readSize: readSize).scan(file, from: 0, to: end) { base, length, offset in
       lineNumber += 1
       func problem(_ message: String) {
@@ -135,7 +145,8 @@ public struct LogVerifier: Sendable {
       }
       let line: EventLine
       do throws(LogLineCodec.Problem) {
-        line = try LogLineCodec.decode(base, length: length, lineNumber: lineNumber, offset: offset)
+        line = try LogLineCodec.decode(
+          base, length: length, lineNumber: lineNumber, offset: offset, memo: &memo)
       } catch {
         var message = error.message
         if tail.badLastLine?.range.lowerBound == offset {
@@ -158,31 +169,34 @@ public struct LogVerifier: Sendable {
         isSound = false
       }
       expectedSequence = line.sequence + 1
-      let stream = line.stream
-      if let reason = EnvelopeRules.problem(withStreamName: stream) {
+      let stream = streams.position(of: line.streamSlice, in: line.base)
+      if stream == streamVersions.count { streamVersions.append(0) }
+      if let reason = streams.problems[stream] {
         problem(reason)
         isSound = false
       }
-      let type = line.type
-      if let reason = EnvelopeRules.problem(withTypeName: type) {
+      let type = types.position(of: line.typeSlice, in: line.base)
+      if type == newestVersions.count {
+        newestVersions.append(newestSchemaVersions[types.names[type].rawValue])
+      }
+      if let reason = types.problems[type] {
         problem(reason)
         isSound = false
       }
-      if let newest = newestSchemaVersions[type], line.schemaVersion > newest {
+      if let newest = newestVersions[type], line.schemaVersion > newest {
         problem(
-          "event type '\(type)' has schema version \(line.schemaVersion), newer than the \(newest) this engine knows"
+          "event type '\(types.names[type].rawValue)' has schema version \(line.schemaVersion), newer than the \(newest) this engine knows"
         )
         isSound = false
       }
-      let streamKey = StreamTable.Name(rawValue: stream)
-      let previousVersion = streamVersions[streamKey] ?? 0
+      let previousVersion = streamVersions[stream]
       if line.version != previousVersion + 1 {
         problem(
-          "stream '\(stream)' goes from version \(previousVersion) to \(line.version) (expected \(previousVersion + 1))"
+          "stream '\(streams.names[stream].rawValue)' goes from version \(previousVersion) to \(line.version) (expected \(previousVersion + 1))"
         )
         isSound = false
       }
-      streamVersions[streamKey] = max(previousVersion, line.version)
+      streamVersions[stream] = max(previousVersion, line.version)
       if let earlier = idLines.updateValue(lineNumber, forKey: line.id) {
         problem("event id \(line.id) is also on line \(earlier)")
         isSound = false
@@ -203,30 +217,14 @@ public struct LogVerifier: Sendable {
         }
         openBatch = line.sequence < batch.upperBound ? batch : nil
       }
-      var data = line.dataCursor
-      do {
-        try data.skipValue()
-        try data.expectEnd()
-        // Known types must decode as their payload; types outside the vocabulary are left alone.
-        var payload = line.dataCursor
-        // The event is only checked: text is checked as it would be made, and not made.
-        payload.skipsUnshownText = true
-        _ = try EventVocabulary.decode(
-          type: line.typeBytes, schemaVersion: line.schemaVersion, data: &payload, strict: false)
-      } catch let error as EventsError {
-        if case .unsupportedSchemaVersion = error {
-          // Already reported above with the engine's known version.
-        } else {
-          problem("data does not fit '\(type)': \(error)")
-        }
-        isSound = false
-      } catch {
-        problem("data is not valid JSON: \(error)")
-        isSound = false
-      }
+      // Checked beside this thread; a failure there takes the line off the count.
+      payloads.add(line, lineNumber: lineNumber, wasSound: isSound)
       if isSound { eventCount += 1 }
       return true
     }
+    let payloadOutcome = payloads.finish()
+    eventCount -= payloadOutcome.unsound
+    Self.merge(payloadOutcome.problems, into: &problems, anchors: &pendingAnchors)
     if let prefixHasher {
       prefixHasher.stop(at: max(digestEnd ?? 0, pendingAnchors.last?.anchor.offset ?? 0))
       var inserted = 0
@@ -284,10 +282,42 @@ public struct LogVerifier: Sendable {
             "the write of events \(batch.lowerBound)...\(batch.upperBound) stops before its end"))
     }
     return Report(
-      eventCount: eventCount, streamCount: streamVersions.count,
+      eventCount: eventCount, streamCount: streams.count,
       lastSequence: expectedSequence - 1, byteCount: tail.fileSize, problems: problems,
       uncommittedTail: tail.badLastLine == nil ? tail.uncommittedDescription : nil, digest: digest,
       quarantined: Quarantine.entries(forLog: path), checkpointsChecked: checkpointsChecked)
+  }
+
+  /// Merges the payload problems (in line order) into the others (in line order), each after
+  /// the others of its line, as a check of one line after another would list them; moves the
+  /// places where checkpoint problems will go (an index into `problems`) to match.
+  static func merge(
+    _ payloadProblems: [Problem], into problems: inout [Problem],
+    anchors:
+      inout [(
+        entry: CheckpointStore.Entry, anchor: CheckpointStore.Anchor, line: Int, offset: Int64,
+        position: Int
+      )]
+  ) {
+    guard !payloadProblems.isEmpty else { return }
+    // Each anchor's place, as the number of earlier problems: those of the lines before its
+    // line (its own line's come after it).
+    for index in anchors.indices {
+      let line = anchors[index].line
+      anchors[index].position += payloadProblems.prefix { $0.line < line }.count
+    }
+    var merged: [Problem] = []
+    merged.reserveCapacity(problems.count + payloadProblems.count)
+    var next = 0
+    for problem in problems {
+      while next < payloadProblems.count, payloadProblems[next].line < problem.line {
+        merged.append(payloadProblems[next])
+        next += 1
+      }
+      merged.append(problem)
+    }
+    merged += payloadProblems[next...]
+    problems = merged
   }
 
   /// A checkpoint whose prefix is not this log's, listed at the line where its prefix ends.
