@@ -84,6 +84,29 @@ import Testing
   }
 }
 
+@Suite struct LogVerifierSchemaTests {
+  /// A payload of a newer schema than this engine decodes is not counted, on either path,
+  /// even when the verifier was not told that type's newest version (and so lists nothing).
+  @Test(arguments: [Int64.max, 0])
+  func aPayloadOfANewerSchemaIsNotCounted(pipelineThreshold: Int64) throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      try log.append([proposed("ContactFavorited", #"{"id":"13"}"#)], to: "contact-13")
+      try log.append(
+        [
+          ProposedEvent(
+            type: "ContactFavorited", schemaVersion: 7, data: Array(#"{"id":"14"}"#.utf8))
+        ], to: "contact-14")
+      var verifier = LogVerifier(path: path, newestSchemaVersions: [:])
+      verifier.pipelineThreshold = pipelineThreshold
+      let report = try verifier.verify()
+      #expect(report.problems.isEmpty)
+      #expect(report.eventCount == 1)
+    }
+  }
+}
+
 @Suite struct LogVerifierConcurrentPayloadTests {
   /// Payloads checked on a thread of their own give the report a check on one thread gives:
   /// the same problems in the same order (a line's payload problem after its other ones,

@@ -47,12 +47,16 @@ struct PayloadChecks {
           let type = UnsafeBufferPointer(start: base + job.type.lowerBound, count: job.type.count)
           var data = JSONCursor(base: base + job.data.lowerBound, count: job.data.count)
           data.readableSlack = LogLineCodec.suffixLength
-          guard
-            let message = PayloadChecks.problem(
-              type: type, schemaVersion: job.schemaVersion, data: data)
-          else { continue }
-          problems.append(
-            LogVerifier.Problem(line: job.line, offset: job.offset, message: message))
+          switch PayloadChecks.verdict(type: type, schemaVersion: job.schemaVersion, data: data) {
+          case .fits:
+            continue
+          case .newerSchema:
+            // Listed with the line already, when the verifier knows the type's newest version.
+            break
+          case .problem(let message):
+            problems.append(
+              LogVerifier.Problem(line: job.line, offset: job.offset, message: message))
+          }
           if job.wasSound { unsound += 1 }
         }
       }
@@ -135,13 +139,22 @@ struct PayloadChecks {
     return (problems, unsound)
   }
 
-  /// What is wrong with a payload that its type (if this engine knows it) does not decode;
-  /// `nil` when nothing is, or when the schema version is newer than this engine's (reported
-  /// with the line). That the payload is one JSON object, every byte of it, the envelope
-  /// decoder checked already.
-  static func problem(
+  /// What a payload's check found.
+  enum Verdict: Equatable {
+    /// Its type decodes it, or this engine does not know its type.
+    case fits
+    /// Its schema version is newer than this engine decodes: not sound, and listed with the
+    /// line (`LogVerifier.newestSchemaVersions`).
+    case newerSchema
+    /// Its type does not decode it: what is wrong.
+    case problem(String)
+  }
+
+  /// Whether a payload is what its type (if this engine knows it) decodes. That the payload is
+  /// one JSON object, every byte of it, the envelope decoder checked already.
+  static func verdict(
     type: UnsafeBufferPointer<UInt8>, schemaVersion: Int, data: JSONCursor
-  ) -> String? {
+  ) -> Verdict {
     // Types outside the vocabulary are left alone.
     var payload = data
     // The event is only checked: text is checked as it would be made, and not made.
@@ -149,10 +162,10 @@ struct PayloadChecks {
     do throws(EventsError) {
       _ = try EventVocabulary.decode(
         type: type, schemaVersion: schemaVersion, data: &payload, strict: false)
-      return nil
+      return .fits
     } catch {
-      if case .unsupportedSchemaVersion = error { return nil }
-      return "data does not fit '\(String(decoding: type, as: UTF8.self))': \(error)"
+      if case .unsupportedSchemaVersion = error { return .newerSchema }
+      return .problem("data does not fit '\(String(decoding: type, as: UTF8.self))': \(error)")
     }
   }
 }
