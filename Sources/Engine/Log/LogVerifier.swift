@@ -76,12 +76,13 @@ public struct LogVerifier: Sendable {
     defer { file.close() }
     let tail = try LogTail.examine(file, path: path)
     var problems: [Problem] = []
-    // Each stream's version so far, at its position in `streams`.
-    var streams = Names(rule: EnvelopeRules.problem(withStreamName:))
-    var streamVersions: [Int64] = []
-    // Each type's newest schema version this engine knows, at its position in `types`.
-    var types = Names(rule: EnvelopeRules.problem(withTypeName:))
-    var newestVersions: [Int?] = []
+    // Each stream with its version so far.
+    var streams = Names<Int64>(rule: EnvelopeRules.problem(withStreamName:)) { _ in 0 }
+    // Each type with its newest schema version this engine knows.
+    let newestSchemaVersions = newestSchemaVersions
+    var types = Names<Int?>(rule: EnvelopeRules.problem(withTypeName:)) {
+      newestSchemaVersions[$0]
+    }
     var idLines = EventIDTable<Int>()
     var expectedSequence: Int64 = 1
     var openBatch: ClosedRange<Int64>?
@@ -112,11 +113,7 @@ public struct LogVerifier: Sendable {
     var digestEnd: Int64?
     // Checkpoints whose prefix ends at a line's end, compared once the scan is done; a
     // mismatch is listed where the scan would have listed it (`position` in `problems`).
-    var pendingAnchors:
-      [(
-        entry: CheckpointStore.Entry, anchor: CheckpointStore.Anchor, line: Int, offset: Int64,
-        position: Int
-      )] = []
+    var pendingAnchors: [PendingAnchor] = []
     // Read every complete line, including a damaged last one, so that it is listed.
     let end = tail.badLastLine?.range.upperBound ?? tail.committedEnd
     var payloads = PayloadChecks(concurrent: end >= pipelineThreshold)
@@ -170,33 +167,29 @@ public struct LogVerifier: Sendable {
       }
       expectedSequence = line.sequence + 1
       let stream = streams.position(of: line.streamSlice, in: line.base)
-      if stream == streamVersions.count { streamVersions.append(0) }
       if let reason = streams.problems[stream] {
         problem(reason)
         isSound = false
       }
       let type = types.position(of: line.typeSlice, in: line.base)
-      if type == newestVersions.count {
-        newestVersions.append(newestSchemaVersions[types.names[type].rawValue])
-      }
       if let reason = types.problems[type] {
         problem(reason)
         isSound = false
       }
-      if let newest = newestVersions[type], line.schemaVersion > newest {
+      if let newest = types[type], line.schemaVersion > newest {
         problem(
           "event type '\(types.names[type].rawValue)' has schema version \(line.schemaVersion), newer than the \(newest) this engine knows"
         )
         isSound = false
       }
-      let previousVersion = streamVersions[stream]
+      let previousVersion = streams[stream]
       if line.version != previousVersion + 1 {
         problem(
           "stream '\(streams.names[stream].rawValue)' goes from version \(previousVersion) to \(line.version) (expected \(previousVersion + 1))"
         )
         isSound = false
       }
-      streamVersions[stream] = max(previousVersion, line.version)
+      streams[stream] = max(previousVersion, line.version)
       if let earlier = idLines.updateValue(lineNumber, forKey: line.id) {
         problem("event id \(line.id) is also on line \(earlier)")
         isSound = false
@@ -288,16 +281,19 @@ public struct LogVerifier: Sendable {
       quarantined: Quarantine.entries(forLog: path), checkpointsChecked: checkpointsChecked)
   }
 
+  /// A checkpoint whose prefix ends at a line's end, compared once the scan is done: the line,
+  /// and where its problem goes in `problems` if the prefix differs.
+  typealias PendingAnchor = (
+    entry: CheckpointStore.Entry, anchor: CheckpointStore.Anchor, line: Int, offset: Int64,
+    position: Int
+  )
+
   /// Merges the payload problems (in line order) into the others (in line order), each after
   /// the others of its line, as a check of one line after another would list them; moves the
   /// places where checkpoint problems will go (an index into `problems`) to match.
   static func merge(
     _ payloadProblems: [Problem], into problems: inout [Problem],
-    anchors:
-      inout [(
-        entry: CheckpointStore.Entry, anchor: CheckpointStore.Anchor, line: Int, offset: Int64,
-        position: Int
-      )]
+    anchors: inout [PendingAnchor]
   ) {
     guard !payloadProblems.isEmpty else { return }
     // Each anchor's place, as the number of earlier problems: those of the lines before its
