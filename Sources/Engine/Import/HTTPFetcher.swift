@@ -2,10 +2,6 @@ import Events
 import Foundation
 import Synchronization
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// Fetches a source over HTTP(S), synchronously, retrying what may succeed on a second try.
 ///
 /// - Retried: failures to connect (connection refused, DNS failure, no network, the connection
@@ -14,8 +10,10 @@ import Synchronization
 /// - The delay before retry n is `baseDelay × 2^(n-1)`: 0.5 s, 1 s, 2 s, ... by default.
 /// - `timeout` bounds each attempt.
 ///
-/// `URLSession` calls back on its own queue; the calling thread waits on a semaphore, and the
-/// result crosses over in a `Mutex`, so the wrapper is safe under strict concurrency.
+/// On Apple's systems through `URLSession`: it calls back on its own queue; the calling thread
+/// waits on a semaphore, and the result crosses over in a `Mutex`, so the wrapper is safe under
+/// strict concurrency. Elsewhere through libcurl, loaded only when a URL is fetched
+/// (`CurlTransfer`), which keeps FoundationNetworking and its libraries out of every process.
 public struct HTTPFetcher: Sendable {
   /// The body of a successful (2xx) answer.
   public struct Response: Sendable, Equatable {
@@ -56,17 +54,23 @@ public struct HTTPFetcher: Sendable {
   /// Fetches `url` (written as `text` in messages).
   /// - Throws: `ImportError.unreachable` or `.httpStatus`, naming the attempts made.
   public func fetch(_ url: URL, text: String) throws(ImportError) -> Response {
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = timeout
-    configuration.timeoutIntervalForResource = timeout
-    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-    configuration.urlCache = nil
-    let session = URLSession(configuration: configuration)
-    defer { session.finishTasksAndInvalidate() }
+    #if canImport(Darwin)
+      let configuration = URLSessionConfiguration.ephemeral
+      configuration.timeoutIntervalForRequest = timeout
+      configuration.timeoutIntervalForResource = timeout
+      configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+      configuration.urlCache = nil
+      let session = URLSession(configuration: configuration)
+      defer { session.finishTasksAndInvalidate() }
+    #endif
     let attempts = max(0, retries) + 1
     var attempt = 1
     while true {
-      let outcome = once(url, session: session)
+      #if canImport(Darwin)
+        let outcome = once(url, session: session)
+      #else
+        let outcome = once(url)
+      #endif
       let failure: ImportError
       switch outcome {
       case .response(let status, let contentType, let body) where (200..<300).contains(status):
@@ -74,9 +78,9 @@ public struct HTTPFetcher: Sendable {
       case .response(let status, _, _):
         failure = .httpStatus(url: text, status: status, attempts: attempt)
         guard HTTPStatus.isRetryable(status) else { throw failure }
-      case .failure(let code, let reason):
+      case .failure(let retryable, let reason):
         failure = .unreachable(url: text, reason: reason, attempts: attempt)
-        guard Self.isRetryable(code) else { throw failure }
+        guard retryable else { throw failure }
       }
       guard attempt < attempts else { throw failure }
       let delay = baseDelay * Double(1 << min(attempt - 1, 20))
@@ -91,77 +95,16 @@ public struct HTTPFetcher: Sendable {
   /// What one attempt got.
   enum Outcome: Sendable {
     case response(status: Int, contentType: String?, body: [UInt8])
-    case failure(code: Int, reason: String)
+    case failure(retryable: Bool, reason: String)
   }
 
-  /// Holds an attempt's outcome while it crosses from `URLSession`'s queue to the waiting
-  /// thread.
-  private final class OutcomeBox: Sendable {
-    let outcome = Mutex<Outcome?>(nil)
-  }
+  /// The `Accept` header of every request.
+  static let accept =
+    "application/json, application/geo+json, application/x-plist;q=0.9, */*;q=0.5"
 
-  private func once(_ url: URL, session: URLSession) -> Outcome {
-    var request = URLRequest(
-      url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-    request.setValue(
-      "application/json, application/geo+json, application/x-plist;q=0.9, */*;q=0.5",
-      forHTTPHeaderField: "Accept")
-    let box = OutcomeBox()
-    let done = DispatchSemaphore(value: 0)
-    let limit = timeout
-    let task = session.dataTask(with: request) { data, response, error in
-      let outcome: Outcome
-      if let error {
-        let code = (error as NSError).code
-        outcome = .failure(
-          code: code, reason: Self.reason(code, error: error as NSError, url: url, timeout: limit))
-      } else if let http = response as? HTTPURLResponse {
-        outcome = .response(
-          status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"),
-          body: Array(data ?? Data()))
-      } else {
-        outcome = .failure(code: NSURLErrorBadServerResponse, reason: "the answer is not HTTP")
-      }
-      box.outcome.withLock { $0 = outcome }
-      done.signal()
-    }
-    task.resume()
-    // URLSession enforces the timeout; this is a backstop should its callback never come.
-    if done.wait(timeout: .now() + timeout + 5) == .timedOut {
-      task.cancel()
-      return .failure(
-        code: NSURLErrorTimedOut, reason: "no answer within \(Self.seconds(timeout))")
-    }
-    return box.outcome.withLock { $0 }
-      ?? .failure(code: NSURLErrorUnknown, reason: "the request ended without an answer")
-  }
-
-  /// Whether a transport error may go away on another attempt.
-  static func isRetryable(_ code: Int) -> Bool {
-    [
-      NSURLErrorTimedOut, NSURLErrorCannotFindHost, NSURLErrorCannotConnectToHost,
-      NSURLErrorNetworkConnectionLost, NSURLErrorDNSLookupFailed,
-      NSURLErrorNotConnectedToInternet, NSURLErrorBadServerResponse,
-      NSURLErrorCannotParseResponse, NSURLErrorUnknown,
-    ].contains(code)
-  }
-
-  /// A transport error in words.
-  static func reason(_ code: Int, error: NSError, url: URL, timeout: Double) -> String {
-    let host = url.host ?? ""
-    switch code {
-    case NSURLErrorTimedOut: return "timed out after \(seconds(timeout))"
-    case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed:
-      return "DNS lookup failed: no address for host '\(host)'"
-    case NSURLErrorCannotConnectToHost:
-      let port = url.port.map { ":\($0)" } ?? ""
-      return "connection refused by \(host)\(port)"
-    case NSURLErrorNetworkConnectionLost: return "the connection was lost"
-    case NSURLErrorNotConnectedToInternet: return "no network connection"
-    default:
-      let description = error.userInfo[NSLocalizedDescriptionKey] as? String
-      return description ?? "network error \(code)"
-    }
+  /// `0.5 s`, `2 s`.
+  static func seconds(_ value: Double) -> String {
+    (value == value.rounded() ? String(Int(value)) : String(value)) + " s"
   }
 
   /// The failed attempt, for a retry notice.
@@ -174,9 +117,91 @@ public struct HTTPFetcher: Sendable {
       return "cannot reach \(text): \(reason)"
     }
   }
-
-  /// `0.5 s`, `2 s`.
-  static func seconds(_ value: Double) -> String {
-    (value == value.rounded() ? String(Int(value)) : String(value)) + " s"
-  }
 }
+
+#if !canImport(Darwin)
+  extension HTTPFetcher {
+    private func once(_ url: URL) -> Outcome {
+      switch CurlTransfer.get(url, accept: Self.accept, timeout: timeout) {
+      case .response(let status, let contentType, let body):
+        return .response(status: status, contentType: contentType, body: body)
+      case .failure(let code, let detail):
+        return .failure(
+          retryable: CurlTransfer.isRetryable(code),
+          reason: CurlTransfer.reason(
+            code, detail: detail, url: url, timeout: timeout, seconds: Self.seconds))
+      }
+    }
+  }
+#else
+  extension HTTPFetcher {
+
+    /// Holds an attempt's outcome while it crosses from `URLSession`'s queue to the waiting
+    /// thread.
+    private final class OutcomeBox: Sendable {
+      let outcome = Mutex<Outcome?>(nil)
+    }
+
+    private func once(_ url: URL, session: URLSession) -> Outcome {
+      var request = URLRequest(
+        url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+      request.setValue(Self.accept, forHTTPHeaderField: "Accept")
+      let box = OutcomeBox()
+      let done = DispatchSemaphore(value: 0)
+      let limit = timeout
+      let task = session.dataTask(with: request) { data, response, error in
+        let outcome: Outcome
+        if let error {
+          let code = (error as NSError).code
+          outcome = .failure(
+            retryable: Self.isRetryable(code),
+            reason: Self.reason(code, error: error as NSError, url: url, timeout: limit))
+        } else if let http = response as? HTTPURLResponse {
+          outcome = .response(
+            status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"),
+            body: Array(data ?? Data()))
+        } else {
+          outcome = .failure(retryable: true, reason: "the answer is not HTTP")
+        }
+        box.outcome.withLock { $0 = outcome }
+        done.signal()
+      }
+      task.resume()
+      // URLSession enforces the timeout; this is a backstop should its callback never come.
+      if done.wait(timeout: .now() + timeout + 5) == .timedOut {
+        task.cancel()
+        return .failure(retryable: true, reason: "no answer within \(Self.seconds(timeout))")
+      }
+      return box.outcome.withLock { $0 }
+        ?? .failure(retryable: true, reason: "the request ended without an answer")
+    }
+
+    /// Whether a transport error may go away on another attempt.
+    static func isRetryable(_ code: Int) -> Bool {
+      [
+        NSURLErrorTimedOut, NSURLErrorCannotFindHost, NSURLErrorCannotConnectToHost,
+        NSURLErrorNetworkConnectionLost, NSURLErrorDNSLookupFailed,
+        NSURLErrorNotConnectedToInternet, NSURLErrorBadServerResponse,
+        NSURLErrorCannotParseResponse, NSURLErrorUnknown,
+      ].contains(code)
+    }
+
+    /// A transport error in words.
+    static func reason(_ code: Int, error: NSError, url: URL, timeout: Double) -> String {
+      let host = url.host ?? ""
+      switch code {
+      case NSURLErrorTimedOut: return "timed out after \(seconds(timeout))"
+      case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed:
+        return "DNS lookup failed: no address for host '\(host)'"
+      case NSURLErrorCannotConnectToHost:
+        let port = url.port.map { ":\($0)" } ?? ""
+        return "connection refused by \(host)\(port)"
+      case NSURLErrorNetworkConnectionLost: return "the connection was lost"
+      case NSURLErrorNotConnectedToInternet: return "no network connection"
+      default:
+        let description = error.userInfo[NSLocalizedDescriptionKey] as? String
+        return description ?? "network error \(code)"
+      }
+    }
+  }
+#endif

@@ -62,10 +62,17 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
     self.init(high: a << 32 | b, low: c << 32 | d)
   }
 
-  /// The value of eight hex digits (either case), the first in the lowest byte of `word`; `nil`
-  /// if any byte is not a hex digit.
+  /// The value of eight lowercase hex digits, the first in the lowest byte of `word`; `nil` if
+  /// any byte is not one: the key store's form (`hexValue` with `lowercaseOnly`).
+  @_spi(Tables) @inlinable
+  public static func lowercaseHexValue(_ word: UInt64) -> UInt64? {
+    hexValue(word, lowercaseOnly: true)
+  }
+
+  /// The value of eight hex digits (either case, or lowercase only), the first in the lowest
+  /// byte of `word`; `nil` if any byte is not a hex digit.
   @inlinable
-  static func hexValue(_ word: UInt64) -> UInt64? {
+  static func hexValue(_ word: UInt64, lowercaseOnly: Bool = false) -> UInt64? {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let highs: UInt64 = 0x8080_8080_8080_8080
     // For bytes below 0x80, `byte + (0x80 - low)` has its top bit set when byte >= low, and
@@ -76,7 +83,7 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
     guard word & highs == 0 else { return nil }
     let digits = inRange(word, 0x30, 0x39)
     // `| 0x20` folds A-F onto a-f and moves no other byte into a-f.
-    let letters = inRange(word | 0x2020_2020_2020_2020, 0x61, 0x66)
+    let letters = inRange(lowercaseOnly ? word : word | 0x2020_2020_2020_2020, 0x61, 0x66)
     guard digits | letters == highs else { return nil }
     // Each byte's value: its low four bits, plus 9 for a letter.
     var value = (word & 0x0F0F_0F0F_0F0F_0F0F) &+ (letters >> 7) &* 9

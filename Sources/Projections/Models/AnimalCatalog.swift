@@ -105,14 +105,14 @@ public struct AnimalCatalog: ReadModel {
   /// Every animal in the order the log gave them their places (inserted and imported mixed,
   /// oldest first): the order an import must see them in to give each the same place.
   public var animalsInLogOrder: [Animal] {
-    let stored = table.values
+    let stored = Array(table.values)
     return stored.indices.sorted { stored[$0].place < stored[$1].place }.map { stored[$0].animal }
   }
 
   /// The catalogue: inserted animals newest first, then imported ones in source order.
   /// - Complexity: O(n log n).
   public var animals: [Animal] {
-    let stored = table.values
+    let stored = Array(table.values)
     let order = stored.indices.sorted { leftIndex, rightIndex in
       let left = stored[leftIndex]
       let right = stored[rightIndex]

@@ -69,13 +69,13 @@ public struct LocationList: ReadModel {
   public func location(_ id: LocationID) -> LocationRecord? { table[id] }
 
   /// Every location, in no particular order (the neighbourhood's `listing()` sorts them).
-  public var records: [LocationRecord] { table.values }
+  public var records: [LocationRecord] { Array(table.values) }
 
   /// Builds the spatial index over every location, for any number of nearest-neighbour
   /// queries.
   /// - Complexity: O(n log n).
   public func neighborhood() -> LocationNeighborhood {
-    LocationNeighborhood(records: table.values)
+    LocationNeighborhood(records: Array(table.values))
   }
 
   /// The `count` locations nearest to location `id`, or `nil` when there is no such location.

@@ -84,7 +84,7 @@ public struct ObservationList: ReadModel {
   /// - Complexity: O(n log n); one date formatter for the whole list.
   public func rows(options: ViewOptions = .default) -> [ObservationRow] {
     let formatter = ObservationDateFormatter(options)
-    let records = table.values
+    let records = Array(table.values)
     let ids = table.keys
     let order = records.indices.sorted { left, right in
       records[left].date != records[right].date

@@ -64,7 +64,7 @@ public struct ZipCodeList: ReadModel {
     let order = NameOrdering.sortedPositions(
       names: table.keys.map(\.rawValue), ids: table.keys)
     return order.map { position in
-      StateZipCodes(name: table.keys[position], zipCodes: table.values[position].zipCodes)
+      StateZipCodes(name: table.keys[position], zipCodes: table.value(at: position).zipCodes)
     }
   }
 

@@ -3,10 +3,11 @@
 /// A read model's entities by id, in the order they were first seen: the storage every model
 /// folds into.
 ///
-/// Values live in one array, found through a `ByteKeyedTable`, so `apply` costs one hash lookup
-/// and changes a value in place, and encoding walks a plain array in a deterministic order
-/// (the same log always gives the same order, and the same checkpoint bytes). Removal moves the
-/// last entity into the hole, which is deterministic too.
+/// Values live in one `PagedArray` (growing never copies them), found through a
+/// `ByteKeyedTable`, so `apply` costs one hash lookup and changes a value in place, and encoding
+/// walks the values in a deterministic order (the same log always gives the same order, and the
+/// same checkpoint bytes). Removal moves the last entity into the hole, which is deterministic
+/// too.
 ///
 /// Two tables are equal when they map the same ids to equal values, whatever their order: order
 /// is storage, not state (views sort).
@@ -24,16 +25,17 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
   /// The ids, by position.
   private(set) var keys: [Key] = []
   /// The values, by position; a placeholder where `stored` still holds the value.
-  private var storage: [Value] = []
+  private var storage = PagedArray<Value>()
   /// Each id's position.
   private var positions = ByteKeyedTable<Key>()
   /// The values still in a checkpoint's bytes, when the table was loaded that way.
   private var stored: StoredValues<Key, Value>?
 
-  /// The values, by position (values still in a checkpoint are read out, not kept).
-  var values: [Value] {
-    guard stored != nil else { return storage }
-    return storage.indices.map(value(at:))
+  /// The values, by position, each read when asked for (values still in a checkpoint are read
+  /// out, not kept): for walking them once. A view that reads them more than once (a sort)
+  /// makes an array of them first.
+  var values: LazyMapCollection<Range<Int>, Value> {
+    (0..<keys.count).lazy.map { value(at: $0) }
   }
 
   /// The value at `position`.
@@ -48,7 +50,6 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
   init(minimumCapacity capacity: Int) {
     // Large tables (a checkpoint's 200 000 contacts) are filled at once: see `HugePages`.
     keys = HugePages.reserved(capacity: capacity)
-    storage = HugePages.reserved(capacity: capacity)
     positions = ByteKeyedTable(minimumCapacity: capacity)
   }
 
@@ -114,14 +115,14 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
     guard let position = positions.remove(key, in: keys) else { return nil }
     let removed = value(at: position)
     let last = keys.count - 1
+    let lastValue = storage.removeLast()
     if position != last {
       keys[position] = keys[last]
-      storage[position] = storage[last]
+      storage[position] = lastValue
       if let offset = stored?.offsets[last] { stored?.offsets[position] = offset }
       positions.move(keys[position], from: last, to: position)
     }
     keys.removeLast()
-    storage.removeLast()
     stored?.offsets.removeLast()
     return removed
   }
@@ -147,7 +148,7 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
     read: @escaping @Sendable (Key, inout BinaryReader) throws(ProjectionsError) -> Value
   ) {
     precondition(keys.isEmpty, "a stored load starts empty")
-    let offsets = HugePages.reserved(Int.self, capacity: storage.capacity)
+    let offsets = HugePages.reserved(Int.self, capacity: keys.capacity)
     stored = StoredValues(bytes: bytes, offsets: offsets, read: read)
   }
 

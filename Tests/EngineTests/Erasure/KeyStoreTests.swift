@@ -212,4 +212,42 @@ import Testing
       #expect(try KeyStoreCache.lookup(entries[0].id, forLog: log) == .present(entries[0]))
     }
   }
+
+  /// A key store's hex (lowercase only, read eight digits at a time): every byte value at every
+  /// digit's place of a 64-digit key and of shorter runs is read, or refused, as one digit at a
+  /// time would.
+  @Test func everyByteAtEveryHexDigitIsReadOrRefusedAsOneDigitAtATimeWould() {
+    func reference(_ digits: [UInt8]) -> [UInt8]? {
+      guard digits.count % 2 == 0 else { return nil }
+      var bytes: [UInt8] = []
+      for pair in stride(from: 0, to: digits.count, by: 2) {
+        var byte: UInt8 = 0
+        for digit in digits[pair..<pair + 2] {
+          switch digit {
+          case 0x30...0x39: byte = byte << 4 | (digit - 0x30)
+          case 0x61...0x66: byte = byte << 4 | (digit - 0x61 + 10)
+          default: return nil
+          }
+        }
+        bytes.append(byte)
+      }
+      return bytes
+    }
+    let key = Array("0123456789abcdeffedcba98765432100a1b2c3d4e5f60718293a4b5c6d7e8f9".utf8)
+    for length in [64, 18, 16, 10, 8, 2, 0] {
+      let text = Array(key.prefix(length))
+      #expect(KeyStore.bytes(hex: String(decoding: text, as: UTF8.self)) == reference(text))
+      for place in text.indices {
+        for byte in UInt8.min...UInt8.max {
+          var digits = text
+          digits[place] = byte
+          let read = digits.withUnsafeBytes { KeyStore.bytes(hexDigits: $0) }
+          #expect(read == reference(digits), "byte \(byte) at \(place) of \(length)")
+        }
+      }
+    }
+    #expect(reference(key) != nil)
+    let parsed = key.withUnsafeBytes { KeyStore.key(hexDigits: $0) }
+    #expect(parsed?.withUnsafeBytes { Array($0) } == reference(key))
+  }
 }
