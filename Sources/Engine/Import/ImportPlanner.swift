@@ -146,10 +146,17 @@ public enum ImportPlanner {
     }
 
     mutating func decideAll<D: ImportDecider>(_ decider: D.Type) throws {
+      // When no two records share a stream (every kind but states, whose records merge, once
+      // the parser has resolved repeats), a stream's plan is done with its record and goes
+      // straight into the plan: no table of every stream's state and events is kept (about
+      // 930 bytes a record, 90 MB of a 100 000-contact import's peak).
+      let streamsAreUnique = Self.streamsAreUnique(parsed.records)
       var streams: [StreamName: StreamPlan<D.State>] = [:]
-      streams.reserveCapacity(parsed.records.count)
       var order: [StreamName] = []
-      order.reserveCapacity(parsed.records.count)
+      if !streamsAreUnique {
+        streams.reserveCapacity(parsed.records.count)
+        order.reserveCapacity(parsed.records.count)
+      }
       for (position, record) in parsed.records.enumerated() {
         if (position + 1) % SourceParser.progressInterval == 0 {
           progress?(.planning, position + 1, parsed.records.count)
@@ -160,7 +167,7 @@ public enum ImportPlanner {
         let stream = StreamName(command.streamName)
         // Taken out of the dictionary while it changes, so its arrays are not copied.
         var entry: StreamPlan<D.State>
-        if let existing = streams.removeValue(forKey: stream) {
+        if !streamsAreUnique, let existing = streams.removeValue(forKey: stream) {
           entry = existing
         } else {
           let history = histories[stream.rawValue] ?? .empty
@@ -168,9 +175,15 @@ public enum ImportPlanner {
             try $0.domainEvent(for: D.self, logPath: logPath)
           }
           entry = StreamPlan(state: D.fold(events), baseVersion: history.version)
-          order.append(stream)
+          if !streamsAreUnique { order.append(stream) }
         }
-        defer { streams[stream] = entry }
+        defer {
+          if streamsAreUnique {
+            finish(stream, entry)
+          } else {
+            streams[stream] = entry
+          }
+        }
         let decision: Decision<D.Event>
         do throws(EventsError) {
           decision = try D.decision(command, entry.state)
@@ -213,13 +226,28 @@ public enum ImportPlanner {
         }
       }
       for stream in order {
-        guard let entry = streams[stream], !entry.events.isEmpty else { continue }
-        plan.events += entry.events
-        plan.writes.append(
-          EventLog.StreamWrite(
-            stream: stream.rawValue, expectedVersion: .exactly(entry.baseVersion),
-            events: entry.events.map(\.event)))
+        guard let entry = streams[stream] else { continue }
+        finish(stream, entry)
       }
+    }
+
+    /// Puts the events decided for `stream` into the plan, as one write.
+    private mutating func finish<State>(_ stream: StreamName, _ entry: StreamPlan<State>) {
+      guard !entry.events.isEmpty else { return }
+      plan.events += entry.events
+      plan.writes.append(
+        EventLog.StreamWrite(
+          stream: stream.rawValue, expectedVersion: .exactly(entry.baseVersion),
+          events: entry.events.map(\.event)))
+    }
+
+    /// Whether every record is for a stream of its own.
+    private static func streamsAreUnique(_ records: [SourceRecord]) -> Bool {
+      var seen = Set<StreamName>(minimumCapacity: records.count)
+      for record in records where !seen.insert(StreamName(record.command.streamName)).inserted {
+        return false
+      }
+      return true
     }
 
     /// A rule the decider enforced, as a problem with the record.
