@@ -89,4 +89,39 @@ import Testing
     #expect(table["a"] == 1)
     #expect(table.count == 1)
   }
+
+  /// Values of 512 bytes: 128 to a page of the table's storage, so growth, updates in place and
+  /// removals that move the last value into a hole all cross pages.
+  @Test func wideValuesAcrossManyPagesMatchADictionary() {
+    struct Wide: Equatable, Sendable {
+      var text: String
+      var padding = InlineArray<31, SIMD2<UInt64>>(repeating: .zero)
+
+      static func == (lhs: Self, rhs: Self) -> Bool { lhs.text == rhs.text }
+    }
+    let seed = TestRandom.seed(for: "EntityTableTests.wide", fallback: 0x51DE)
+    var random = TestRandom(seed: seed)
+    var table = EntityTable<EntityKey, Wide>()
+    var reference: [EntityKey: String] = [:]
+    for step in 0..<12_000 {
+      let poolSize = step < 6_000 ? 2_000 : 700
+      let key = EntityKey("key \(Int.random(in: 0..<poolSize, using: &random))")
+      switch Int.random(in: 0..<4, using: &random) {
+      case 0, 1:
+        table.set(key, Wide(text: "set \(step)"))
+        reference[key] = "set \(step)"
+      case 2:
+        #expect(table.remove(key)?.text == reference.removeValue(forKey: key), "seed \(seed)")
+      default:
+        let found = table.update(key) { $0.text += "+" }
+        #expect(found == (reference[key] != nil))
+        reference[key]? += "+"
+      }
+    }
+    table.checkInvariants()
+    #expect(table.count > 256)
+    #expect(
+      Dictionary(uniqueKeysWithValues: zip(table.keys, table.values.map(\.text))) == reference,
+      "seed \(seed)")
+  }
 }
