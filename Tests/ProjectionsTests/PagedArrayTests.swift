@@ -63,11 +63,11 @@ import Testing
       #expect(paged.count == reference.count)
     }
     #expect(reference.count > pageCapacity)
-    #expect(paged.elements == reference)
+    #expect((0..<paged.count).map { paged[$0] } == reference)
     // Emptied to nothing and filled again across the first page's edge.
     while paged.count > 0 { paged.removeLast() }
-    #expect(paged.elements.isEmpty)
+    #expect((0..<paged.count).map { paged[$0] }.isEmpty)
     for number in 0...pageCapacity { paged.append(Wide(number)) }
-    #expect(paged.elements == (0...pageCapacity).map(Wide.init))
+    #expect((0..<paged.count).map { paged[$0] } == (0...pageCapacity).map(Wide.init))
   }
 }

@@ -47,7 +47,7 @@ enum PersonalData {
     /// The keys found by reading their lines alone, before a source answered: the events of
     /// one contact share a key. Once a source answers, it is asked each time and nothing is
     /// kept here: a copy of its answers cost a replay of 4 M events about 10 MB a thread, for
-    /// a lookup in the store's index that costs about 1 700 instructions against a sealed
+    /// a lookup in the store's index that costs about 1 250 instructions against a sealed
     /// record's 20 000 to open.
     private var found: [KeyStore.KeyID: KeyStore.Lookup] = [:]
 

@@ -1,6 +1,5 @@
 #if !canImport(Darwin)
   import Foundation
-  import Synchronization
 
   #if canImport(Glibc)
     import Glibc
@@ -51,20 +50,15 @@
       [5, 6, 7, 8, 16, 18, 28, 52, 55, 56, 92].contains(code)
     }
 
-    /// A failure in words: the common ones as `URLSession`'s are worded here, the rest as
-    /// libcurl words them (its error buffer, else `curl_easy_strerror`).
-    static func reason(
-      _ code: Int32, detail: String, url: URL, timeout: Double, seconds: (Double) -> String
-    ) -> String {
-      let host = url.host ?? ""
+    /// A failure, classified: the common ones as `URLSession`'s are, the rest in libcurl's
+    /// words (its error buffer, else `curl_easy_strerror`).
+    static func failure(_ code: Int32, detail: String) -> HTTPFetcher.TransportFailure {
       switch code {
-      case 28: return "timed out after \(seconds(timeout))"
-      case 6: return "DNS lookup failed: no address for host '\(host)'"
-      case 7:
-        let port = url.port.map { ":\($0)" } ?? ""
-        return "connection refused by \(host)\(port)"
-      case 52, 55, 56: return "the connection was lost"
-      default: return detail.isEmpty ? "network error \(code)" : detail
+      case 28: .timedOut
+      case 6: .hostNotFound
+      case 7: .refused
+      case 52, 55, 56: .lost
+      default: .other(detail.isEmpty ? "network error \(code)" : detail)
       }
     }
 

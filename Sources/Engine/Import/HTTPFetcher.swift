@@ -102,6 +102,29 @@ public struct HTTPFetcher: Sendable {
   static let accept =
     "application/json, application/geo+json, application/x-plist;q=0.9, */*;q=0.5"
 
+  /// A transport failure, as either platform's transfer classifies it; the common ones are
+  /// worded once, in `reason`.
+  enum TransportFailure {
+    case timedOut, hostNotFound, refused, lost, offline
+    /// Any other, in the transfer's own words.
+    case other(String)
+  }
+
+  /// `failure` of a fetch of `url` that may take `timeout` seconds, in words.
+  static func reason(_ failure: TransportFailure, url: URL, timeout: Double) -> String {
+    let host = url.host ?? ""
+    switch failure {
+    case .timedOut: return "timed out after \(seconds(timeout))"
+    case .hostNotFound: return "DNS lookup failed: no address for host '\(host)'"
+    case .refused:
+      let port = url.port.map { ":\($0)" } ?? ""
+      return "connection refused by \(host)\(port)"
+    case .lost: return "the connection was lost"
+    case .offline: return "no network connection"
+    case .other(let text): return text
+    }
+  }
+
   /// `0.5 s`, `2 s`.
   static func seconds(_ value: Double) -> String {
     (value == value.rounded() ? String(Int(value)) : String(value)) + " s"
@@ -128,14 +151,13 @@ public struct HTTPFetcher: Sendable {
       case .failure(let code, let detail):
         return .failure(
           retryable: CurlTransfer.isRetryable(code),
-          reason: CurlTransfer.reason(
-            code, detail: detail, url: url, timeout: timeout, seconds: Self.seconds))
+          reason: Self.reason(
+            CurlTransfer.failure(code, detail: detail), url: url, timeout: timeout))
       }
     }
   }
 #else
   extension HTTPFetcher {
-
     /// Holds an attempt's outcome while it crosses from `URLSession`'s queue to the waiting
     /// thread.
     private final class OutcomeBox: Sendable {
@@ -155,7 +177,8 @@ public struct HTTPFetcher: Sendable {
           let code = (error as NSError).code
           outcome = .failure(
             retryable: Self.isRetryable(code),
-            reason: Self.reason(code, error: error as NSError, url: url, timeout: limit))
+            reason: Self.reason(
+              Self.failure(code, error: error as NSError), url: url, timeout: limit))
         } else if let http = response as? HTTPURLResponse {
           outcome = .response(
             status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"),
@@ -186,21 +209,16 @@ public struct HTTPFetcher: Sendable {
       ].contains(code)
     }
 
-    /// A transport error in words.
-    static func reason(_ code: Int, error: NSError, url: URL, timeout: Double) -> String {
-      let host = url.host ?? ""
+    /// A transport error, classified.
+    static func failure(_ code: Int, error: NSError) -> TransportFailure {
       switch code {
-      case NSURLErrorTimedOut: return "timed out after \(seconds(timeout))"
-      case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed:
-        return "DNS lookup failed: no address for host '\(host)'"
-      case NSURLErrorCannotConnectToHost:
-        let port = url.port.map { ":\($0)" } ?? ""
-        return "connection refused by \(host)\(port)"
-      case NSURLErrorNetworkConnectionLost: return "the connection was lost"
-      case NSURLErrorNotConnectedToInternet: return "no network connection"
+      case NSURLErrorTimedOut: .timedOut
+      case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: .hostNotFound
+      case NSURLErrorCannotConnectToHost: .refused
+      case NSURLErrorNetworkConnectionLost: .lost
+      case NSURLErrorNotConnectedToInternet: .offline
       default:
-        let description = error.userInfo[NSLocalizedDescriptionKey] as? String
-        return description ?? "network error \(code)"
+        .other(error.userInfo[NSLocalizedDescriptionKey] as? String ?? "network error \(code)")
       }
     }
   }

@@ -150,7 +150,7 @@ public enum ImportPlanner {
       // the parser has resolved repeats), a stream's plan is done with its record and goes
       // straight into the plan: no table of every stream's state and events is kept (about
       // 930 bytes a record, 90 MB of a 100 000-contact import's peak).
-      let streamsAreUnique = Self.streamsAreUnique(parsed.records)
+      let streamsAreUnique = ImportPlanner.streams(of: parsed).count == parsed.records.count
       var streams: [StreamName: StreamPlan<D.State>] = [:]
       var order: [StreamName] = []
       if !streamsAreUnique {
@@ -239,15 +239,6 @@ public enum ImportPlanner {
         EventLog.StreamWrite(
           stream: stream.rawValue, expectedVersion: .exactly(entry.baseVersion),
           events: entry.events.map(\.event)))
-    }
-
-    /// Whether every record is for a stream of its own.
-    private static func streamsAreUnique(_ records: [SourceRecord]) -> Bool {
-      var seen = Set<StreamName>(minimumCapacity: records.count)
-      for record in records where !seen.insert(StreamName(record.command.streamName)).inserted {
-        return false
-      }
-      return true
     }
 
     /// A rule the decider enforced, as a problem with the record.

@@ -57,14 +57,6 @@ struct PagedArray<Element> {
     if pages.count > page + 1 { pages.removeLast() }
     return element
   }
-
-  /// Every element, in order, in one array.
-  var elements: [Element] {
-    var all: [Element] = []
-    all.reserveCapacity(count)
-    for page in pages { all.append(contentsOf: page) }
-    return all
-  }
 }
 
 extension PagedArray: Sendable where Element: Sendable {}

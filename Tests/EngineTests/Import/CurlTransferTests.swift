@@ -28,8 +28,7 @@
     @Test func failuresAreRetriedAndWordedAsURLSessionsWere() throws {
       let url = try #require(URL(string: "http://127.0.0.1:8080/x.json"))
       func reason(_ code: Int32, _ detail: String = "") -> String {
-        CurlTransfer.reason(
-          code, detail: detail, url: url, timeout: 2, seconds: HTTPFetcher.seconds)
+        HTTPFetcher.reason(CurlTransfer.failure(code, detail: detail), url: url, timeout: 2)
       }
       #expect(reason(28) == "timed out after 2 s")
       #expect(reason(6) == "DNS lookup failed: no address for host '127.0.0.1'")
