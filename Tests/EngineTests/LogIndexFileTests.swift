@@ -340,4 +340,78 @@ import Testing
       }
     }
   }
+
+  /// Ids looked up in the saved index: spread evenly (as the log and importers make them),
+  /// sharing one high word, or crowded into a few high words (chosen by hand). Every id is
+  /// found at its line, ids the index does not hold are not, and an evenly spread id costs a
+  /// few pages, where halving would read seven or eight.
+  @Test(arguments: ["spread evenly", "one high word", "a few high words"])
+  func idLookupsMatchTheLogAndGuessTheirPage(spread: String) throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      var generator = SplitMix64(seed: TestSeed.make("idLookups " + spread))
+      var ids: [EventID] = []
+      for position in 0..<20_000 {
+        switch spread {
+        case "spread evenly": ids.append(EventID.random(using: &generator))
+        case "one high word": ids.append(EventID(high: 7, low: 3 * UInt64(position)))
+        default: ids.append(EventID(high: generator.next() % 5 << 61, low: generator.next()))
+        }
+      }
+      do {
+        let log = try EventLog(path: path, configuration: configuration())
+        _ = try log.importEvents([
+          EventLog.StreamWrite(
+            stream: "contact-1",
+            events: ids.map { proposed("ContactFavorited", #"{"id":"1"}"#, id: $0) })
+        ])
+      }
+      let bytes = try fileBytes(path)
+      var offsets: [EventID: Int64] = [:]
+      var lineStart = 0
+      for event in try readAll(path) {
+        offsets[event.id] = Int64(lineStart)
+        lineStart = (bytes[lineStart...].firstIndex(of: 0x0A) ?? bytes.count) + 1
+      }
+      #expect(offsets.count == ids.count)
+      // The stream's lines read through the index, announced a window at a time.
+      let stream = try LogReader(path: path).events(inStreams: ["contact-1"])["contact-1"]
+      #expect(stream?.events.map(\.id) == ids)
+      #expect(stream?.version == Int64(ids.count))
+      let logFile = try FileDescriptor.open(path, .readOnly)
+      defer { logFile.close() }
+      func openIndex() throws -> LogIndexFile {
+        try LogIndexFile.open(forLog: path, log: logFile, committedEnd: Int64(bytes.count)).get()
+      }
+      let index = try openIndex()
+      #expect(index.eventCount == ids.count)
+      for id in ids {
+        #expect(try index.lineOffset(of: id) == offsets[id], "\(id)")
+      }
+      var absent = [EventID(high: 0, low: 0), EventID(high: .max, low: .max)]
+      for id in ids.prefix(300) {
+        absent += [
+          EventID(high: id.high, low: id.low &+ 1), EventID(high: id.high &- 1, low: id.low),
+        ]
+      }
+      for _ in 0..<300 { absent.append(EventID.random(using: &generator)) }
+      for id in absent where offsets[id] == nil {
+        #expect(try index.lineOffset(of: id) == nil, "\(id)")
+      }
+      // Pages a lookup reads, from a fresh open: 117 pages hold the ids here.
+      var pagesRead: [Int] = []
+      for id in ids.prefix(100) + absent.suffix(100) {
+        let fresh = try openIndex()
+        _ = try fresh.lineOffset(of: id)
+        pagesRead.append(fresh.pagesRead)
+      }
+      let mean = Double(pagesRead.reduce(0, +)) / Double(pagesRead.count)
+      if spread == "spread evenly" {
+        #expect(mean <= 3, "\(pagesRead)")
+      }
+      // However the ids lie, a few guesses and then halving: within the guesses' pages of a
+      // binary search's eight.
+      #expect(pagesRead.max() ?? 0 <= LogIndexFile.guessLimit + 9, "\(pagesRead)")
+    }
+  }
 }

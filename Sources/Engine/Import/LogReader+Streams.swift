@@ -51,19 +51,7 @@ extension LogReader {
         try index.stream(named: UnsafeRawBufferPointer(bytes)).map { try index.lineOffsets(of: $0) }
       }
       guard let offsets, !offsets.isEmpty else { continue }
-      var events: [RecordedEvent] = []
-      events.reserveCapacity(offsets.count)
-      for offset in offsets {
-        let event = try EventLog.recordedEvent(in: file, at: offset, path: path)
-        guard event.stream.utf8.elementsEqual(stream.utf8), event.version == events.count + 1
-        else {
-          throw LogIndexFile.Damaged(
-            problem:
-              "it puts version \(events.count + 1) of '\(stream)' at byte \(offset), where the log has version \(event.version) of '\(event.stream)'"
-          )
-        }
-        events.append(event)
-      }
+      let events = try EventLog.streamEvents(stream, at: offsets, in: file, path: path)
       histories[stream] = EventLog.StreamHistory(events: events, version: Int64(events.count))
     }
     let hashes = Self.hashes(of: streams)

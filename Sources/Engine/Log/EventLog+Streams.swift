@@ -34,21 +34,7 @@ extension EventLog {
           histories[stream] = .empty
           continue
         }
-        var events: [RecordedEvent] = []
-        events.reserveCapacity(offsets.count)
-        for offset in offsets {
-          let event = try recordedEvent(in: file, at: offset)
-          // The index said this line is the stream's next event: check it is.
-          guard event.stream.utf8.elementsEqual(stream.utf8),
-            event.version == Int64(events.count + 1)
-          else {
-            throw LogIndexFile.Damaged(
-              problem:
-                "it puts version \(events.count + 1) of '\(stream)' at byte \(offset), where the log has version \(event.version) of '\(event.stream)'"
-            )
-          }
-          events.append(event)
-        }
+        let events = try Self.streamEvents(stream, at: offsets, in: file, path: path)
         histories[stream] = StreamHistory(events: events, version: Int64(offsets.count))
       }
       return histories

@@ -419,11 +419,49 @@ public final class EventLog: Sendable {
     try Self.recordedEvent(in: file, at: offset, path: path)
   }
 
+  /// The events of `stream` whose lines start at `offsets` (the index's, in version order),
+  /// each checked to be the stream's next version.
+  ///
+  /// A stream's lines lie anywhere in the log, so on a cold cache each is a disk read: they are
+  /// announced to the system `prefetchWindow` at a time (`FileDescriptor.prefetch`), so that it
+  /// fetches a window's lines together instead of one after another.
+  /// - Throws: `LogIndexFile.Damaged` when a line is not the version the index says it is.
+  static func streamEvents(
+    _ stream: String, at offsets: [Int64], in file: FileDescriptor, path: String
+  ) throws -> [RecordedEvent] {
+    var events: [RecordedEvent] = []
+    events.reserveCapacity(offsets.count)
+    for (position, offset) in offsets.enumerated() {
+      if position % prefetchWindow == 0, offsets.count > 1 {
+        file.prefetch(
+          offsets[position..<min(offsets.count, position + prefetchWindow)],
+          length: Int64(firstLineRead))
+      }
+      let event = try recordedEvent(in: file, at: offset, path: path)
+      guard event.stream.utf8.elementsEqual(stream.utf8), event.version == events.count + 1
+      else {
+        throw LogIndexFile.Damaged(
+          problem:
+            "it puts version \(events.count + 1) of '\(stream)' at byte \(offset), where the log has version \(event.version) of '\(event.stream)'"
+        )
+      }
+      events.append(event)
+    }
+    return events
+  }
+
+  /// How many of a stream's lines `streamEvents` announces at a time: enough for the disk to
+  /// work on many at once, few enough (a megabyte) not to crowd the cache for a long stream.
+  static let prefetchWindow = 256
+
+  /// How many bytes `recordedEvent(in:at:path:)` reads first (a longer line is read again).
+  static let firstLineRead = 4096
+
   /// Reads the event whose line starts at `offset` of the log at `path`.
   static func recordedEvent(
     in file: FileDescriptor, at offset: Int64, path: String
   ) throws -> RecordedEvent {
-    var length = 4096
+    var length = firstLineRead
     while true {
       let bytes = try file.readFully(count: length, at: offset)
       if let newline = bytes.firstIndex(of: 0x0A) {

@@ -72,6 +72,8 @@ final class LogIndexFile: @unchecked Sendable {
   private let pageCount: Int
   /// Pages read and checked so far.
   private var pages: [Int: [UInt8]] = [:]
+  /// How many pages of data lookups have read so far (each once).
+  var pagesRead: Int { pages.count }
   /// Blocks of 1024 page checksums read so far.
   private var checksumBlocks: [Int: [UInt8]] = [:]
   /// The last block `withSequentialBytes` read.
@@ -352,16 +354,72 @@ final class LogIndexFile: @unchecked Sendable {
   }
 
   /// The line offset of the event with this id, if the index holds it.
+  ///
+  /// Ids are random or digests, so their values are spread evenly over the sorted entries: the
+  /// search guesses an id's place from its value (interpolation), reads the page that holds
+  /// that place, and either finds the id among the page's entries or goes on past the whole
+  /// page with tighter bounds. A page read is a disk read when the page is not cached, and a
+  /// writer looks up every id it appends: a random id among a million costs about 2 pages this
+  /// way, against 13 halving. Ids that are not spread evenly (chosen by hand, sharing their
+  /// first bytes) cannot mislead it for long: after `guessLimit` guesses it halves.
   func lineOffset(of id: EventID) throws(Damaged) -> Int64? {
+    // The entries that may hold `id` are low..<high; every id among them has a high word in
+    // lowKey...highKey (the neighbours' high words, once known).
     var low = 0
     var high = eventCount
+    var lowKey: UInt64 = 0
+    var highKey = UInt64.max
+    var guesses = 0
     while low < high {
-      let middle = (low + high) / 2
-      let entry = try idEntry(at: middle)
-      if entry.id == id { return entry.offset }
-      if entry.id < id { low = middle + 1 } else { high = middle }
+      let probe: Int
+      if guesses < Self.guessLimit, lowKey < highKey {
+        guesses += 1
+        let share = Double(id.high - lowKey) / Double(highKey - lowKey)
+        probe = low + min(high - low - 1, Int(share * Double(high - low)))
+      } else {
+        probe = low + (high - low) / 2
+      }
+      let page = idEntriesOnPage(of: probe, within: low..<high)
+      let first = try idEntry(at: page.lowerBound)
+      if id < first.id {
+        (high, highKey) = (page.lowerBound, first.id.high)
+        continue
+      }
+      if id == first.id { return first.offset }
+      let last = try idEntry(at: page.upperBound - 1)
+      if id > last.id {
+        (low, lowKey) = (page.upperBound, last.id.high)
+        continue
+      }
+      if id == last.id { return last.offset }
+      // Between the page's first and last entries: halve among them, on the page just read.
+      var inner = page.lowerBound + 1..<page.upperBound - 1
+      while !inner.isEmpty {
+        let middle = inner.lowerBound + inner.count / 2
+        let entry = try idEntry(at: middle)
+        if entry.id == id { return entry.offset }
+        inner = entry.id < id ? middle + 1..<inner.upperBound : inner.lowerBound..<middle
+      }
+      return nil
     }
     return nil
+  }
+
+  /// How many times `lineOffset(of:)` guesses an id's place from its value before it halves.
+  static let guessLimit = 4
+
+  /// The id entries within `bounds` that lie wholly on the page where entry `position` starts,
+  /// so that one page read answers for all of them; just `position` when the entry runs onto
+  /// the next page and no other entry of `bounds` is on its page.
+  func idEntriesOnPage(of position: Int, within bounds: Range<Int>) -> Range<Int> {
+    let page = (idsStart + position * Self.idEntrySize) / Self.pageSize
+    let pageStart = page * Self.pageSize - idsStart
+    let pageEnd = pageStart + Self.pageSize
+    // Entries starting at or after the page's start and ending at or before its end.
+    let first = max(
+      bounds.lowerBound, (max(pageStart, 0) + Self.idEntrySize - 1) / Self.idEntrySize)
+    let end = min(bounds.upperBound, pageEnd / Self.idEntrySize)
+    return first < end ? first..<end : position..<position + 1
   }
 
   /// The `position`th id entry (in id order).

@@ -147,6 +147,29 @@ struct FileDescriptor: Sendable {
     return bytes
   }
 
+  /// Asks the system to start reading `length` bytes at each of `offsets` (ascending) into its
+  /// cache, and returns at once: lines scattered over a large log then come from the disk
+  /// together, not one `pread` after another. Offsets within 64 KiB of each other make one
+  /// range. Only advice: errors are ignored, and off Linux it does nothing.
+  func prefetch(_ offsets: some Sequence<Int64>, length: Int64) {
+    #if os(Linux)
+      var range: (start: Int64, end: Int64)?
+      for offset in offsets {
+        if let (start, end) = range, offset >= start, offset <= end + 65_536 {
+          range = (start, max(end, offset + length))
+          continue
+        }
+        if let (start, end) = range {
+          _ = posix_fadvise(rawValue, off_t(start), off_t(end - start), POSIX_FADV_WILLNEED)
+        }
+        range = (offset, offset + length)
+      }
+      if let (start, end) = range {
+        _ = posix_fadvise(rawValue, off_t(start), off_t(end - start), POSIX_FADV_WILLNEED)
+      }
+    #endif
+  }
+
   /// Reads into all of `buffer` from `offset`, stopping early only at the end of the file.
   /// - Returns: how many bytes were read.
   private func fill(
