@@ -414,4 +414,62 @@ import Testing
       #expect(pagesRead.max() ?? 0 <= LogIndexFile.guessLimit + 9, "\(pagesRead)")
     }
   }
+
+  /// Stream names looked up in the saved index: six categories with decimal, hexadecimal and
+  /// lettered suffixes, and twins equal as text but not as bytes. Every name is found at its
+  /// place; absent names (prefixes, neighbours' neighbours, bytes past either end) get the place
+  /// a search of the sorted names gives, which category reads start from.
+  @Test func streamLookupsMatchTheSortedNames() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      var generator = SplitMix64(seed: TestSeed.make("streamLookupsMatchTheSortedNames"))
+      let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+      var names: Set<String> = ["contact-\u{E9}", "contact-e\u{301}"]
+      while names.count < 6_000 {
+        let category = generator.pick(["animal", "contact", "location", "observation", "state"])
+        let suffix: String
+        switch generator.next() % 3 {
+        case 0: suffix = String(generator.next() % 200_000)
+        case 1: suffix = String(generator.next() & 0xFFFF_FFFF_FFFF, radix: 16)
+        default:
+          suffix = String((0..<(1 + generator.next() % 20)).map { _ in generator.pick(letters) })
+        }
+        names.insert(category + "-" + suffix)
+      }
+      do {
+        let log = try EventLog(path: path, configuration: configuration())
+        _ = try log.importEvents(
+          names.map {
+            EventLog.StreamWrite(
+              stream: $0, events: [proposed("ContactFavorited", #"{"id":"1"}"#)])
+          })
+      }
+      let sorted = names.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+      func place(_ name: [UInt8]) -> Int {
+        sorted.firstIndex { !$0.lexicographicallyPrecedes(name) } ?? sorted.count
+      }
+      let size = Int64(try fileBytes(path).count)
+      let logFile = try FileDescriptor.open(path, .readOnly)
+      defer { logFile.close() }
+      func openIndex() throws -> LogIndexFile {
+        try LogIndexFile.open(forLog: path, log: logFile, committedEnd: size).get()
+      }
+      let index = try openIndex()
+      #expect(index.streamCount == sorted.count)
+      for (position, name) in sorted.enumerated() {
+        let found = try name.withUnsafeBytes { try index.search($0) }
+        #expect(found.position == position && found.found, "\(name)")
+      }
+      var absent: [[UInt8]] = [
+        [], [0x00], [0xFF, 0xFF], Array("contact-".utf8), Array("zzz".utf8),
+      ]
+      for name in sorted.prefix(400) {
+        absent += [name.dropLast(), name + [0x00], name + [0xFF], name.dropLast() + [0x7F]]
+      }
+      for name in absent where !names.contains(String(decoding: name, as: UTF8.self)) {
+        let found = try name.withUnsafeBytes { try index.search($0) }
+        #expect(found.position == place(name) && !found.found, "\(name)")
+      }
+    }
+  }
 }
