@@ -472,4 +472,27 @@ import Testing
       }
     }
   }
+
+  /// A stream's lines read through the index in runs (one read for the lines within 64 KiB of
+  /// a run's first): lines of a few bytes and of 9 KB, longer than a run's read past its last
+  /// line, and lines of other streams between them, come back whole and in order, from the
+  /// writer and from a reader.
+  @Test func aStreamsLinesReadInRunsComeBackWhole() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      var generator = SplitMix64(seed: TestSeed.make("aStreamsLinesReadInRunsComeBackWhole"))
+      let log = try EventLog(path: path, configuration: configuration())
+      for _ in 0..<300 {
+        let size = generator.pick([1, 10, 3_000, 9_000, 70_000])
+        let payload = #"{"id":"1","note":""# + String(repeating: "x", count: size) + #""}"#
+        let stream = generator.next() % 4 == 0 ? "contact-2" : "contact-1"
+        try log.append([proposed("ContactNoted", payload)], to: stream)
+      }
+      let expected = try readAll(path).filter { $0.stream == "contact-1" }
+      let fromWriter = try log.events(inStream: "contact-1").events
+      let fromReader = try LogReader(path: path).events(inStreams: ["contact-1"])["contact-1"]
+      #expect(fromWriter == expected)
+      #expect(fromReader?.events == expected)
+    }
+  }
 }

@@ -424,28 +424,44 @@ public final class EventLog: Sendable {
   ///
   /// A stream's lines lie anywhere in the log, so on a cold cache each is a disk read: they are
   /// announced to the system `prefetchWindow` at a time (`FileDescriptor.prefetch`), so that it
-  /// fetches a window's lines together instead of one after another.
+  /// fetches a window's lines together instead of one after another. Lines that start within
+  /// `groupSpan` bytes of the first of a run are read with it, in one `pread`.
   /// - Throws: `LogIndexFile.Damaged` when a line is not the version the index says it is.
   static func streamEvents(
     _ stream: String, at offsets: [Int64], in file: FileDescriptor, path: String
   ) throws -> [RecordedEvent] {
     var events: [RecordedEvent] = []
     events.reserveCapacity(offsets.count)
-    for (position, offset) in offsets.enumerated() {
-      if position % prefetchWindow == 0, offsets.count > 1 {
-        file.prefetch(
-          offsets[position..<min(offsets.count, position + prefetchWindow)],
-          length: Int64(firstLineRead))
+    var announced = 0
+    var first = 0
+    while first < offsets.count {
+      if first >= announced, offsets.count > 1 {
+        announced = min(offsets.count, first + prefetchWindow)
+        file.prefetch(offsets[first..<announced], length: Int64(firstLineRead))
       }
-      let event = try recordedEvent(in: file, at: offset, path: path)
-      guard event.stream.utf8.elementsEqual(stream.utf8), event.version == events.count + 1
-      else {
-        throw LogIndexFile.Damaged(
-          problem:
-            "it puts version \(events.count + 1) of '\(stream)' at byte \(offset), where the log has version \(event.version) of '\(event.stream)'"
-        )
+      let start = offsets[first]
+      var end = first + 1
+      while end < offsets.count, offsets[end] > offsets[end - 1],
+        offsets[end] - start < groupSpan
+      {
+        end += 1
       }
-      events.append(event)
+      let bytes = try file.readFully(
+        count: Int(offsets[end - 1] - start) + firstLineRead, at: start)
+      for offset in offsets[first..<end] {
+        let event =
+          try recordedEvent(in: bytes, from: Int(offset - start), offset: offset, path: path)
+          ?? recordedEvent(in: file, at: offset, path: path)
+        guard event.stream.utf8.elementsEqual(stream.utf8), event.version == events.count + 1
+        else {
+          throw LogIndexFile.Damaged(
+            problem:
+              "it puts version \(events.count + 1) of '\(stream)' at byte \(offset), where the log has version \(event.version) of '\(event.stream)'"
+          )
+        }
+        events.append(event)
+      }
+      first = end
     }
     return events
   }
@@ -453,6 +469,10 @@ public final class EventLog: Sendable {
   /// How many of a stream's lines `streamEvents` announces at a time: enough for the disk to
   /// work on many at once, few enough (a megabyte) not to crowd the cache for a long stream.
   static let prefetchWindow = 256
+
+  /// How far past the first line of a run `streamEvents` reads the stream's next lines in the
+  /// same `pread`.
+  static let groupSpan: Int64 = 64 << 10
 
   /// How many bytes `recordedEvent(in:at:path:)` reads first (a longer line is read again).
   static let firstLineRead = 4096
@@ -464,28 +484,39 @@ public final class EventLog: Sendable {
     var length = firstLineRead
     while true {
       let bytes = try file.readFully(count: length, at: offset)
-      if let newline = bytes.firstIndex(of: 0x0A) {
-        return try bytes.withUnsafeBufferPointer { buffer in
-          // `bytes` holds at least the newline, so it has storage.
-          guard let base = buffer.baseAddress else {
-            throw EngineError.corruptLine(
-              path: path, line: 0, offset: offset, problem: "line has no bytes")
-          }
-          do throws(LogLineCodec.Problem) {
-            let line = try LogLineCodec.decode(
-              base, length: newline, lineNumber: 0, offset: offset)
-            return line.recordedEvent()
-          } catch {
-            throw EngineError.corruptLine(
-              path: path, line: 0, offset: offset, problem: error.message)
-          }
-        }
+      if let event = try recordedEvent(in: bytes, from: 0, offset: offset, path: path) {
+        return event
       }
       guard bytes.count == length else {
         throw EngineError.corruptLine(
           path: path, line: 0, offset: offset, problem: "line has no end")
       }
       length *= 4
+    }
+  }
+
+  /// The event whose line starts at `start` of `bytes`, which were read from the log at
+  /// `path` so that `start` is at `offset` of it; nil when `bytes` end before the line does.
+  static func recordedEvent(
+    in bytes: [UInt8], from start: Int, offset: Int64, path: String
+  ) throws -> RecordedEvent? {
+    guard start >= 0, start < bytes.count,
+      let newline = bytes[start...].firstIndex(of: 0x0A)
+    else { return nil }
+    return try bytes.withUnsafeBufferPointer { buffer in
+      // `bytes` holds at least the newline, so it has storage.
+      guard let base = buffer.baseAddress else {
+        throw EngineError.corruptLine(
+          path: path, line: 0, offset: offset, problem: "line has no bytes")
+      }
+      do throws(LogLineCodec.Problem) {
+        let line = try LogLineCodec.decode(
+          base + start, length: newline - start, lineNumber: 0, offset: offset)
+        return line.recordedEvent()
+      } catch {
+        throw EngineError.corruptLine(
+          path: path, line: 0, offset: offset, problem: error.message)
+      }
     }
   }
 }
