@@ -9,6 +9,8 @@
 //   replay-bench raw-append <source> <out> --count n
 //   replay-bench nearest --points n --seed s [--write-points f] [--write-neighbors f] [--check m]
 //   replay-bench subscribe <log> [--count n]             a LogSubscription's catch-up
+//   replay-bench drop-cache <file>...                     the files' pages dropped from the
+//                                                         page cache (Linux; for cold runs)
 import Foundation
 
 #if canImport(Glibc)
@@ -66,11 +68,29 @@ func measure(_ body: () throws -> Void) rethrows -> Double {
   return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
+/// Asks the system to drop the cached pages of each file (`posix_fadvise` `DONTNEED`; they are
+/// clean, so it can), so that the next process reads them from the disk. Missing files are
+/// skipped; elsewhere than Linux it fails, and the harness leaves the cold rows out.
+func dropCache(_ paths: [String]) throws {
+  #if os(Linux)
+    for path in paths {
+      let descriptor = open(path, O_RDONLY)
+      guard descriptor >= 0 else { continue }
+      defer { close(descriptor) }
+      let result = posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
+      guard result == 0 else { throw BenchError("posix_fadvise \(path): \(result)") }
+    }
+  #else
+    throw BenchError("drop-cache needs Linux's posix_fadvise")
+  #endif
+}
+
 let commandLine = Array(CommandLine.arguments.dropFirst())
 do {
   guard let command = commandLine.first else {
     throw BenchError(
-      "usage: replay-bench split|jsondecoder|import|raw-write|append|raw-append|nearest|subscribe ...")
+      "usage: replay-bench split|jsondecoder|import|raw-write|append|raw-append|nearest|subscribe|drop-cache ..."
+    )
   }
   let arguments = Arguments(commandLine.dropFirst())
   switch command {
@@ -82,6 +102,7 @@ do {
   case "raw-append": try WriteBenchmarks.rawAppend(arguments)
   case "nearest": try NearestBenchmark.run(arguments)
   case "subscribe": try SubscribeBenchmark.run(arguments)
+  case "drop-cache": try dropCache(arguments.positional)
   default: throw BenchError("unknown subcommand '\(command)'")
   }
 } catch {
