@@ -28,6 +28,17 @@ import Testing
     }
   }
 
+  /// A log at `path` of one stream, `contact-1`, an event for each of `ids`, in one write that
+  /// saves the index.
+  func writeStream(of ids: [EventID], to path: String) throws {
+    let log = try EventLog(path: path, configuration: configuration())
+    _ = try log.importEvents([
+      EventLog.StreamWrite(
+        stream: "contact-1",
+        events: ids.map { proposed("ContactFavorited", #"{"id":"1"}"#, id: $0) })
+    ])
+  }
+
   /// Every stream's events as the log holds them, found by scanning it, keyed by the name's
   /// bytes (a `String` key would merge "contact-é" with its decomposed twin).
   func scanned(_ path: String) throws -> [(name: String, sequences: [Int64])] {
@@ -358,14 +369,7 @@ import Testing
         default: ids.append(EventID(high: generator.next() % 5 << 61, low: generator.next()))
         }
       }
-      do {
-        let log = try EventLog(path: path, configuration: configuration())
-        _ = try log.importEvents([
-          EventLog.StreamWrite(
-            stream: "contact-1",
-            events: ids.map { proposed("ContactFavorited", #"{"id":"1"}"#, id: $0) })
-        ])
-      }
+      try writeStream(of: ids, to: path)
       let bytes = try fileBytes(path)
       var offsets: [EventID: Int64] = [:]
       var lineStart = 0
@@ -493,6 +497,52 @@ import Testing
       let fromReader = try LogReader(path: path).events(inStreams: ["contact-1"])["contact-1"]
       #expect(fromWriter == expected)
       #expect(fromReader?.events == expected)
+    }
+  }
+
+  /// An index damaged on purpose with its checksums made to hold: ids out of order, and a
+  /// stream's line offsets set far outside the log (negative, near `Int64.max`). Lookups may
+  /// answer wrongly or throw, but never trap: guesses and reads stay within their arithmetic.
+  @Test func anIndexDamagedWithValidChecksumsNeverTraps() throws {
+    try withTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      var generator = SplitMix64(seed: TestSeed.make("anIndexDamagedWithValidChecksumsNeverTraps"))
+      let ids = (0..<5_000).map { _ in EventID.random(using: &generator) }
+      try writeStream(of: ids, to: path)
+      var index = try fileBytes(path + ".index")
+      let layout = index.withUnsafeBytes { LogIndexFile.Header.fields(of: $0) }.layout
+      // Ids: each entry's high word replaced by a random one, so the sorted order is broken.
+      for position in 0..<ids.count {
+        let at = layout.idsStart + position * LogIndexFile.idEntrySize
+        let word = generator.next()
+        withUnsafeBytes(of: word.littleEndian) { index.replaceSubrange(at..<at + 8, with: $0) }
+      }
+      // The stream's line offsets: alternately negative and near the top of Int64.
+      for position in 0..<ids.count {
+        let at = layout.offsetsStart + 8 * position
+        let offset: Int64 = position.isMultiple(of: 2) ? -4_096 : Int64.max - 10
+        withUnsafeBytes(of: offset.littleEndian) { index.replaceSubrange(at..<at + 8, with: $0) }
+      }
+      for page in 0..<layout.pageCount {
+        let start = page * LogIndexFile.pageSize
+        let end = min(start + LogIndexFile.pageSize, layout.pageTableStart)
+        let checksum = index[start..<end].withUnsafeBytes { CRC32C.checksum($0) }
+        let at = layout.pageTableStart + 4 * page
+        withUnsafeBytes(of: checksum.littleEndian) { index.replaceSubrange(at..<at + 4, with: $0) }
+      }
+      try writeBytes(index, to: path + ".index")
+      let size = Int64(try fileBytes(path).count)
+      let logFile = try FileDescriptor.open(path, .readOnly)
+      defer { logFile.close() }
+      let opened = try LogIndexFile.open(forLog: path, log: logFile, committedEnd: size).get()
+      for id in ids.prefix(500) + (0..<500).map({ _ in EventID.random(using: &generator) }) {
+        _ = try? opened.lineOffset(of: id)
+      }
+      // Through the readers: an error, or an answer read from the log, never a trap.
+      _ = try? LogReader(path: path).events(inStreams: ["contact-1"])
+      let log = try EventLog(path: path, configuration: configuration(threshold: nil))
+      _ = try? log.events(inStream: "contact-1")
+      _ = try? log.contains(eventID: ids[0])
     }
   }
 }

@@ -441,7 +441,8 @@ public final class EventLog: Sendable {
       }
       let start = offsets[first]
       var end = first + 1
-      while end < offsets.count, offsets[end] > offsets[end - 1],
+      // (A negative offset, from a damaged index, is read alone: the read says what is wrong.)
+      while end < offsets.count, start >= 0, offsets[end] > offsets[end - 1],
         offsets[end] - start < groupSpan
       {
         end += 1

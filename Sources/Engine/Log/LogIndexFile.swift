@@ -376,6 +376,8 @@ final class LogIndexFile: @unchecked Sendable {
     var guesses = 0
     while low < high {
       let probe: Int
+      // lowKey and highKey are high words of entries found below and above `id`, so `id.high`
+      // lies between them even in an index whose ids are out of order: no overflow.
       if guesses < Self.guessLimit, lowKey < highKey {
         guesses += 1
         let share = Double(id.high - lowKey) / Double(highKey - lowKey)

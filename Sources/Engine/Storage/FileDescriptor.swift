@@ -154,7 +154,8 @@ struct FileDescriptor: Sendable {
   func prefetch(_ offsets: some Sequence<Int64>, length: Int64) {
     #if os(Linux)
       var range: (start: Int64, end: Int64)?
-      for offset in offsets {
+      // Offsets come from the index: one that is out of range is skipped, not overflowed.
+      for offset in offsets where offset >= 0 && offset <= Int64.max / 2 {
         if let (start, end) = range, offset >= start, offset <= end + 65_536 {
           range = (start, max(end, offset + length))
           continue
