@@ -420,104 +420,32 @@ public final class EventLog: Sendable {
   }
 
   /// The events of `stream` whose lines start at `offsets` (the index's, in version order),
-  /// each checked to be the stream's next version.
-  ///
-  /// A stream's lines lie anywhere in the log, so on a cold cache each is a disk read: they are
-  /// announced to the system `prefetchWindow` at a time (`FileDescriptor.prefetch`), so that it
-  /// fetches a window's lines together instead of one after another. Lines that start within
-  /// `groupSpan` bytes of the first of a run are read with it, in one `pread`.
+  /// each checked to be the stream's next version; read as `ScatteredLines` reads them.
   /// - Throws: `LogIndexFile.Damaged` when a line is not the version the index says it is.
   static func streamEvents(
     _ stream: String, at offsets: [Int64], in file: FileDescriptor, path: String
   ) throws -> [RecordedEvent] {
     var events: [RecordedEvent] = []
     events.reserveCapacity(offsets.count)
-    var announced = 0
-    var first = 0
-    while first < offsets.count {
-      if first >= announced, offsets.count > 1 {
-        announced = min(offsets.count, first + prefetchWindow)
-        file.prefetch(offsets[first..<announced], length: Int64(firstLineRead))
+    try ScatteredLines.forEach(at: offsets, in: file, path: path) { offset, line in
+      let event = line.recordedEvent()
+      guard event.stream.utf8.elementsEqual(stream.utf8), event.version == events.count + 1
+      else {
+        throw LogIndexFile.Damaged(
+          problem:
+            "it puts version \(events.count + 1) of '\(stream)' at byte \(offset), where the log has version \(event.version) of '\(event.stream)'"
+        )
       }
-      let start = offsets[first]
-      var end = first + 1
-      // (A negative offset, from a damaged index, is read alone: the read says what is wrong.)
-      while end < offsets.count, start >= 0, offsets[end] > offsets[end - 1],
-        offsets[end] - start < groupSpan
-      {
-        end += 1
-      }
-      let bytes = try file.readFully(
-        count: Int(offsets[end - 1] - start) + firstLineRead, at: start)
-      for offset in offsets[first..<end] {
-        let event =
-          try recordedEvent(in: bytes, from: Int(offset - start), offset: offset, path: path)
-          ?? recordedEvent(in: file, at: offset, path: path)
-        guard event.stream.utf8.elementsEqual(stream.utf8), event.version == events.count + 1
-        else {
-          throw LogIndexFile.Damaged(
-            problem:
-              "it puts version \(events.count + 1) of '\(stream)' at byte \(offset), where the log has version \(event.version) of '\(event.stream)'"
-          )
-        }
-        events.append(event)
-      }
-      first = end
+      events.append(event)
+      return true
     }
     return events
   }
-
-  /// How many of a stream's lines `streamEvents` announces at a time: enough for the disk to
-  /// work on many at once, few enough (a megabyte) not to crowd the cache for a long stream.
-  static let prefetchWindow = 256
-
-  /// How far past the first line of a run `streamEvents` reads the stream's next lines in the
-  /// same `pread`.
-  static let groupSpan: Int64 = 64 << 10
-
-  /// How many bytes `recordedEvent(in:at:path:)` reads first (a longer line is read again).
-  static let firstLineRead = 4096
 
   /// Reads the event whose line starts at `offset` of the log at `path`.
   static func recordedEvent(
     in file: FileDescriptor, at offset: Int64, path: String
   ) throws -> RecordedEvent {
-    var length = firstLineRead
-    while true {
-      let bytes = try file.readFully(count: length, at: offset)
-      if let event = try recordedEvent(in: bytes, from: 0, offset: offset, path: path) {
-        return event
-      }
-      guard bytes.count == length else {
-        throw EngineError.corruptLine(
-          path: path, line: 0, offset: offset, problem: "line has no end")
-      }
-      length *= 4
-    }
-  }
-
-  /// The event whose line starts at `start` of `bytes`, which were read from the log at
-  /// `path` so that `start` is at `offset` of it; nil when `bytes` end before the line does.
-  static func recordedEvent(
-    in bytes: [UInt8], from start: Int, offset: Int64, path: String
-  ) throws -> RecordedEvent? {
-    guard start >= 0, start < bytes.count,
-      let newline = bytes[start...].firstIndex(of: 0x0A)
-    else { return nil }
-    return try bytes.withUnsafeBufferPointer { buffer in
-      // `bytes` holds at least the newline, so it has storage.
-      guard let base = buffer.baseAddress else {
-        throw EngineError.corruptLine(
-          path: path, line: 0, offset: offset, problem: "line has no bytes")
-      }
-      do throws(LogLineCodec.Problem) {
-        let line = try LogLineCodec.decode(
-          base + start, length: newline - start, lineNumber: 0, offset: offset)
-        return line.recordedEvent()
-      } catch {
-        throw EngineError.corruptLine(
-          path: path, line: 0, offset: offset, problem: error.message)
-      }
-    }
+    try ScatteredLines.withLine(at: offset, in: file, path: path) { $0.recordedEvent() }
   }
 }

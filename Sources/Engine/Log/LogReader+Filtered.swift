@@ -75,27 +75,26 @@ extension LogReader {
     }
     if Double(offsets.count) > indexedReadShare * Double(index.eventCount) { return false }
     offsets.sort()
-    var lines = LineWindow(file: file, path: path)
     // What the offsets were chosen by: every line read there must pass it.
     let chosenBy =
       filter.streams.isEmpty
       ? EventFilter(categories: filter.categories) : EventFilter(streams: filter.streams)
-    var previous: Int64 = -1
-    for offset in offsets where offset != previous {
-      previous = offset
-      let keepGoing = try lines.withLine(at: offset) { line throws -> Bool in
-        guard chosenBy.matches(line) else {
-          throw LogIndexFile.Damaged(
-            problem:
-              "it lists the line at byte \(offset), of '\(line.stream)', under another stream")
-        }
-        if line.sequence < first { return true }
-        if let last, line.sequence > last { return false }
-        guard filter.matches(line) else { return true }
-        return try body(line)
+    // Each line once (a stream asked for twice, or under its name and its category).
+    var unique: [Int64] = []
+    unique.reserveCapacity(offsets.count)
+    for offset in offsets where offset != unique.last { unique.append(offset) }
+    let readAll = try ScatteredLines.forEach(at: unique, in: file, path: path) { offset, line in
+      guard chosenBy.matches(line) else {
+        throw LogIndexFile.Damaged(
+          problem:
+            "it lists the line at byte \(offset), of '\(line.stream)', under another stream")
       }
-      if !keepGoing { return true }
+      if line.sequence < first { return true }
+      if let last, line.sequence > last { return false }
+      guard filter.matches(line) else { return true }
+      return try body(line)
     }
+    if !readAll { return true }
     // The lines appended since the index was saved.
     guard let end else { return true }
     if let last, index.lastSequence >= last { return true }
@@ -108,58 +107,5 @@ extension LogReader {
       return try body(line)
     }
     return true
-  }
-}
-
-/// Reads single lines at given offsets through a 64 KiB window, so that lines close together
-/// cost one read.
-struct LineWindow {
-  let file: FileDescriptor
-  let path: String
-  private var start: Int64 = 0
-  private var bytes: [UInt8] = []
-
-  init(file: FileDescriptor, path: String) {
-    self.file = file
-    self.path = path
-  }
-
-  /// Calls `body` with the decoded line that starts at `offset`.
-  mutating func withLine<T>(at offset: Int64, _ body: (EventLine) throws -> T) throws -> T {
-    var newline = newlineInWindow(after: offset)
-    var size = 64 << 10
-    while newline == nil {
-      bytes = try file.readFully(count: size, at: offset)
-      start = offset
-      newline = newlineInWindow(after: offset)
-      if newline == nil {
-        guard bytes.count == size else {
-          throw EngineError.corruptLine(
-            path: path, line: 0, offset: offset, problem: "line has no end")
-        }
-        size *= 4
-      }
-    }
-    let from = Int(offset - start)
-    let length = (newline ?? from) - from
-    let path = self.path
-    return try bytes.withUnsafeBufferPointer { buffer in
-      guard let base = buffer.baseAddress else {
-        throw EngineError.corruptLine(path: path, line: 0, offset: offset, problem: "empty line")
-      }
-      let line: EventLine
-      do throws(LogLineCodec.Problem) {
-        line = try LogLineCodec.decode(base + from, length: length, lineNumber: 0, offset: offset)
-      } catch {
-        throw EngineError.corruptLine(path: path, line: 0, offset: offset, problem: error.message)
-      }
-      return try body(line)
-    }
-  }
-
-  /// The index in `bytes` of the `\n` ending the line at `offset`, when the window holds it.
-  private func newlineInWindow(after offset: Int64) -> Int? {
-    guard offset >= start, offset < start + Int64(bytes.count) else { return nil }
-    return bytes[Int(offset - start)...].firstIndex(of: 0x0A)
   }
 }
