@@ -25,6 +25,12 @@ extension NearestNeighborIndex {
     /// Where each leaf's positions start, then the number of points.
     var leafStarts: [Int32] = []
 
+    /// The parent of each inner node, by node index; -1 for the root.
+    var nodeParents: [Int32] = []
+
+    /// The parent of each leaf, by leaf index; -1 when the root is a leaf.
+    var leafParents: [Int32] = []
+
     /// The root, encoded as in ``Node``.
     var root: Int32 = 0
 
@@ -59,14 +65,18 @@ extension NearestNeighborIndex {
     mutating func build() {
       guard !order.isEmpty else { return }
       nodes.reserveCapacity(order.count / NearestNeighborIndex.leafSize + 1)
+      nodeParents.reserveCapacity(order.count / NearestNeighborIndex.leafSize + 1)
       leafStarts.reserveCapacity(order.count / NearestNeighborIndex.leafSize * 2 + 2)
-      root = buildSubtree(start: 0, end: order.count).reference
+      leafParents.reserveCapacity(order.count / NearestNeighborIndex.leafSize * 2 + 1)
+      root = buildSubtree(start: 0, end: order.count, parent: -1).reference
       leafStarts.append(Int32(order.count))
     }
 
-    /// Builds the subtree over `order[start..<end]`, returning its reference (see ``Node``)
-    /// and bounding box.
-    private mutating func buildSubtree(start: Int, end: Int) -> (reference: Int32, box: Box) {
+    /// Builds the subtree over `order[start..<end]` below the inner node `parent` (-1 for the
+    /// root), returning its reference (see ``Node``) and bounding box.
+    private mutating func buildSubtree(start: Int, end: Int, parent: Int32)
+      -> (reference: Int32, box: Box)
+    {
       var minimum = (x: Double.infinity, y: Double.infinity, z: Double.infinity)
       var maximum = (x: -Double.infinity, y: -Double.infinity, z: -Double.infinity)
       for position in start..<end {
@@ -86,7 +96,7 @@ extension NearestNeighborIndex {
       // Identical points cannot be told apart by any split: keep them in one leaf.
       guard end - start > NearestNeighborIndex.leafSize, Swift.max(extentX, extentY, extentZ) > 0
       else {
-        return (makeLeaf(start: start, end: end), box)
+        return (makeLeaf(start: start, end: end, parent: parent), box)
       }
 
       let middle = (start + end) / 2
@@ -99,8 +109,9 @@ extension NearestNeighborIndex {
       }
       let nodeIndex = nodes.count
       nodes.append(Node(leftBox: box, rightBox: box, left: 0, right: 0))
-      let left = buildSubtree(start: start, end: middle)
-      let right = buildSubtree(start: middle, end: end)
+      nodeParents.append(parent)
+      let left = buildSubtree(start: start, end: middle, parent: Int32(nodeIndex))
+      let right = buildSubtree(start: middle, end: end, parent: Int32(nodeIndex))
       nodes[nodeIndex] = Node(
         leftBox: left.box, rightBox: right.box, left: left.reference, right: right.reference)
       return (Int32(nodeIndex), box)
@@ -112,7 +123,7 @@ extension NearestNeighborIndex {
     /// and ordered by id rank: every query finds them all at one distance, so only its first
     /// few can rank among the nearest, and the walk takes just those. Without this, each of
     /// *m* duplicates would examine all *m*.
-    private mutating func makeLeaf(start: Int, end: Int) -> Int32 {
+    private mutating func makeLeaf(start: Int, end: Int, parent: Int32) -> Int32 {
       let first = points[Int(order[start])]
       let isIdentical = order[start..<end].allSatisfy { point in
         let other = points[Int(point)]
@@ -123,6 +134,7 @@ extension NearestNeighborIndex {
         order[start..<end].sort { ranks[Int($0)] < ranks[Int($1)] }
       }
       leafStarts.append(Int32(start))
+      leafParents.append(parent)
       return Node.leafReference(leafIndex: leafStarts.count - 1, isIdentical: isIdentical)
     }
 

@@ -13,6 +13,13 @@ extension NearestNeighborIndex {
     /// Where each leaf's positions start, in order, then the number of points.
     let leafStarts: [Int32]
 
+    /// The parent of each inner node, by node index; -1 for the root. A query for a point of
+    /// the index starts at the point's leaf and climbs these (see ``NearestNeighborQuery``).
+    let nodeParents: [Int32]
+
+    /// The parent of each leaf, by leaf index; -1 when the root is a leaf.
+    let leafParents: [Int32]
+
     /// Unit vectors as x, y, z, by position, so that a leaf's points are contiguous.
     let unitVectors: [Double]
 
@@ -26,14 +33,16 @@ extension NearestNeighborIndex {
     let positions: [Int32]
 
     init(
-      ids: [String], nodes: [Node], root: Int32, leafStarts: [Int32], unitVectors: [Double],
-      records: [PointRecord],
+      ids: [String], nodes: [Node], root: Int32, leafStarts: [Int32], nodeParents: [Int32],
+      leafParents: [Int32], unitVectors: [Double], records: [PointRecord],
       pointIndices: [Int32], positions: [Int32]
     ) {
       self.ids = ids
       self.nodes = nodes
       self.root = root
       self.leafStarts = leafStarts
+      self.nodeParents = nodeParents
+      self.leafParents = leafParents
       self.unitVectors = unitVectors
       self.records = records
       self.pointIndices = pointIndices

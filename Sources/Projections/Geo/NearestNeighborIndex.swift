@@ -102,7 +102,8 @@ public struct NearestNeighborIndex: Sendable {
 
     storage = Storage(
       ids: ids, nodes: builder.nodes, root: builder.root, leafStarts: builder.leafStarts,
-      unitVectors: unitVectors, records: records,
+      nodeParents: builder.nodeParents, leafParents: builder.leafParents, unitVectors: unitVectors,
+      records: records,
       pointIndices: order, positions: positions)
   }
 
@@ -150,9 +151,12 @@ public struct NearestNeighborIndex: Sendable {
     _ body: (_ pointIndex: Int, _ neighbors: NearestNeighborQuery.Neighbors) throws -> Void
   ) rethrows {
     var query = NearestNeighborQuery(index: self)
-    for pointIndex in storage.pointIndices {
-      query.findNearest(toPointAt: Int(pointIndex), count: k)
-      try body(Int(pointIndex), query.neighbors)
+    let leafStarts = storage.leafStarts
+    for leaf in 0..<Swift.max(leafStarts.count - 1, 0) {
+      for position in Int(leafStarts[leaf])..<Int(leafStarts[leaf + 1]) {
+        query.findNearest(atPosition: position, leaf: leaf, count: k)
+        try body(Int(storage.pointIndices[position]), query.neighbors)
+      }
     }
   }
 

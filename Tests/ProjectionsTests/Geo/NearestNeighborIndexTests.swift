@@ -204,6 +204,62 @@ import Testing
     #expect(visited == Set(points.indices))
   }
 
+  /// A query for a point of the index climbs from its leaf; one for a position walks down from
+  /// the root. Asked about the same point, the two give the same answer.
+  @Test(arguments: PointDistribution.allCases)
+  func theWalkFromThePointsLeafEqualsTheWalkFromTheRoot(distribution: PointDistribution) {
+    var generator = SplitMix64(
+      seed: TestSeed.make(
+        "theWalkFromThePointsLeafEqualsTheWalkFromTheRoot \(distribution)",
+        fallback: seed(distribution, 3000, salt: 3)))
+    let points = makePoints(distribution, count: 3000, using: &generator)
+    let ids = makeIDs(count: 3000, using: &generator)
+    let index = NearestNeighborIndex(points: points, ids: ids)
+    for pointIndex in points.indices {
+      for k in [1, 3, 50] {
+        #expect(
+          index.nearest(toPointAt: pointIndex, count: k)
+            == index.nearest(to: points[pointIndex], count: k, excluding: pointIndex),
+          "\(distribution): point \(pointIndex), k \(k)")
+      }
+    }
+  }
+
+  /// Every node's and leaf's parent holds it as a child, and following parents from any leaf
+  /// reaches the root.
+  @Test(arguments: PointDistribution.allCases)
+  func parentsHoldTheirChildren(distribution: PointDistribution) {
+    var generator = SplitMix64(seed: TestSeed.make(fallback: seed(distribution, 1000, salt: 4)))
+    let points = makePoints(distribution, count: 1000, using: &generator)
+    let storage = NearestNeighborIndex(
+      points: points, ids: makeIDs(count: 1000, using: &generator)
+    ).storage
+    #expect(storage.nodeParents.count == storage.nodes.count)
+    #expect(storage.leafParents.count == storage.leafStarts.count - 1)
+    func children(_ parent: Int32) -> [Int32] {
+      [storage.nodes[Int(parent)].left, storage.nodes[Int(parent)].right]
+    }
+    for (node, parent) in storage.nodeParents.enumerated() {
+      if parent < 0 {
+        #expect(storage.root == Int32(node))
+      } else {
+        #expect(children(parent).contains(Int32(node)))
+      }
+    }
+    for (leaf, parent) in storage.leafParents.enumerated() {
+      #expect(parent >= 0, "1000 points make more than one leaf")
+      guard parent >= 0 else { continue }
+      #expect(children(parent).contains { $0 < 0 && Int(~$0 >> 1) == leaf })
+      var steps = 0
+      var ancestor = parent
+      while storage.nodeParents[Int(ancestor)] >= 0 && steps < 64 {
+        ancestor = storage.nodeParents[Int(ancestor)]
+        steps += 1
+      }
+      #expect(ancestor == storage.root)
+    }
+  }
+
   @Test func aReusedQueryGivesTheSameAnswersAsFreshOnes() {
     var generator = SplitMix64(seed: TestSeed.make(fallback: 0x5EED_0005))
     let points = makePoints(.clustered, count: 300, using: &generator)
