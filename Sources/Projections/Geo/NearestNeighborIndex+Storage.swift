@@ -14,7 +14,7 @@ extension NearestNeighborIndex {
     let leafStarts: [Int32]
 
     /// The parent of each inner node, by node index; -1 for the root. A query for a point of
-    /// the index starts at the point's leaf and climbs these (see ``NearestNeighborQuery``).
+    /// the index starts at the point's leaf and climbs these (`NearestNeighborWalk.climb`).
     let nodeParents: [Int32]
 
     /// The parent of each leaf, by leaf index; -1 when the root is a leaf.

@@ -78,7 +78,7 @@ public struct NearestNeighborQuery: Sendable {
     let storage = index.storage
     let record = storage.records[position]
     search(
-      Probe(
+      NearestNeighborProbe(
         x: storage.unitVectors[3 * position], y: storage.unitVectors[3 * position + 1],
         z: storage.unitVectors[3 * position + 2], latitude: record.latitude,
         longitude: record.longitude, cosine: record.cosine, excludedPosition: position),
@@ -110,7 +110,7 @@ public struct NearestNeighborQuery: Sendable {
     let cosine = Haversine.cosineOfLatitude(point.latitude)
     let longitude = point.longitude * (Double.pi / 180)
     search(
-      Probe(
+      NearestNeighborProbe(
         x: cosine * cos(longitude), y: cosine * sin(longitude),
         z: sin(point.latitude * (Double.pi / 180)), latitude: point.latitude,
         longitude: point.longitude, cosine: cosine, excludedPosition: excludedPosition),
@@ -119,7 +119,7 @@ public struct NearestNeighborQuery: Sendable {
 
   /// Searches for the `k` nearest points to `probe`; `leaf`, if known, is the leaf that holds
   /// the probe's own point, where the walk then starts.
-  private mutating func search(_ probe: Probe, count k: Int, leaf: Int?) {
+  private mutating func search(_ probe: NearestNeighborProbe, count k: Int, leaf: Int?) {
     precondition(k >= 0, "count \(k) is negative; ask for 0 or more neighbours")
     let available = index.count - (probe.excludedPosition >= 0 ? 1 : 0)
     let wanted = Swift.min(k, available)
@@ -155,19 +155,21 @@ public struct NearestNeighborQuery: Sendable {
   /// Walks the tree, from `leaf` up if given, else from the root down; returns how many points
   /// it set aside and the final bound on their squared chords, or `nil` if it ran out of room
   /// to set points aside.
-  private mutating func walk(_ probe: Probe, count k: Int, leaf: Int?) -> (Int, Double)? {
+  private mutating func walk(_ probe: NearestNeighborProbe, count k: Int, leaf: Int?) -> (
+    Int, Double
+  )? {
     let storage = index.storage
     return smallestChords.withUnsafeMutableBufferPointer { smallestChords in
       setAside.withUnsafeMutableBufferPointer { setAside in
         storage.nodes.withUnsafeBufferPointer { nodes in
           storage.leafStarts.withUnsafeBufferPointer { leafStarts in
             storage.unitVectors.withUnsafeBufferPointer { unitVectors in
-              var walk = Walk(
+              var walk = NearestNeighborWalk(
                 nodes: nodes, leafStarts: leafStarts, unitVectors: unitVectors,
                 smallestChords: smallestChords, setAside: setAside, capacity: k, probe: probe)
               if let leaf {
                 walk.climb(
-                  fromLeaf: leaf, root: storage.root, leafParent: storage.leafParents[leaf],
+                  fromLeaf: leaf, root: storage.root, leafParents: storage.leafParents,
                   nodeParents: storage.nodeParents)
               } else {
                 walk.visit(storage.root)
@@ -182,7 +184,9 @@ public struct NearestNeighborQuery: Sendable {
 
   /// Ranks the points set aside that are still within `bound` by (distance, id); returns how
   /// many results there are.
-  private mutating func rank(_ probe: Probe, setAsideCount: Int, bound: Double, count k: Int)
+  private mutating func rank(
+    _ probe: NearestNeighborProbe, setAsideCount: Int, bound: Double, count k: Int
+  )
     -> Int
   {
     let storage = index.storage
@@ -246,24 +250,6 @@ extension NearestNeighborQuery {
   }
 }
 
-/// Where a query is: its unit vector, its angles for the Haversine formula, and which position
-/// to leave out (-1 for none).
-private struct Probe {
-  var x: Double
-  var y: Double
-  var z: Double
-  var latitude: Double
-  var longitude: Double
-  var cosine: Double
-  var excludedPosition: Int
-}
-
-/// A point set aside during the walk.
-private struct SetAsidePoint: Sendable {
-  var chordSquared: Double
-  var position: Int32
-}
-
 /// A point being ranked.
 private struct Candidate: Sendable {
   /// The Haversine distance in miles.
@@ -277,197 +263,6 @@ private struct Candidate: Sendable {
   @inline(__always)
   func ranksBefore(_ other: Candidate) -> Bool {
     distance < other.distance || (distance == other.distance && rank < other.rank)
-  }
-}
-
-/// The tree walk of one query, on the index's storage without copies or bounds checks.
-private struct Walk {
-  let nodes: UnsafeBufferPointer<NearestNeighborIndex.Node>
-  let leafStarts: UnsafeBufferPointer<Int32>
-  let unitVectors: UnsafeBufferPointer<Double>
-  /// A max-heap of the smallest squared chords so far: the largest at the top.
-  let smallestChords: UnsafeMutableBufferPointer<Double>
-  let setAside: UnsafeMutableBufferPointer<SetAsidePoint>
-  let capacity: Int
-  let x: Double
-  let y: Double
-  let z: Double
-  let excludedPosition: Int
-  var smallestCount = 0
-  var setAsideCount = 0
-  var isOutOfRoom = false
-  /// A squared chord beyond which no point can rank among the best: infinite until `capacity`
-  /// chords are known, then the largest of them plus the safety margin
-  /// (`NearestNeighborIndex.pruningBound(squaredChord:)`).
-  var bound = Double.infinity
-
-  init(
-    nodes: UnsafeBufferPointer<NearestNeighborIndex.Node>, leafStarts: UnsafeBufferPointer<Int32>,
-    unitVectors: UnsafeBufferPointer<Double>, smallestChords: UnsafeMutableBufferPointer<Double>,
-    setAside: UnsafeMutableBufferPointer<SetAsidePoint>, capacity: Int, probe: Probe
-  ) {
-    self.nodes = nodes
-    self.leafStarts = leafStarts
-    self.unitVectors = unitVectors
-    self.smallestChords = smallestChords
-    self.setAside = setAside
-    self.capacity = capacity
-    self.x = probe.x
-    self.y = probe.y
-    self.z = probe.z
-    self.excludedPosition = probe.excludedPosition
-  }
-
-  /// Walks a subtree (encoded as in ``NearestNeighborIndex/Node``), nearer child first,
-  /// skipping any child whose box is beyond the bound.
-  mutating func visit(_ reference: Int32) {
-    if reference < 0 {
-      let leaf = Int(~reference >> 1)
-      let positions = Int(leafStarts[leaf])..<Int(leafStarts[leaf &+ 1])
-      if ~reference & 1 == 0 {
-        scan(positions)
-      } else {
-        scanIdentical(positions)
-      }
-      return
-    }
-    let node = nodes[Int(reference)]
-    let leftDistance = node.leftBox.distanceSquared(x: x, y: y, z: z)
-    let rightDistance = node.rightBox.distanceSquared(x: x, y: y, z: z)
-    if leftDistance <= rightDistance {
-      if leftDistance <= bound { visit(node.left) }
-      if rightDistance <= bound && !isOutOfRoom { visit(node.right) }
-    } else {
-      if rightDistance <= bound { visit(node.right) }
-      if leftDistance <= bound && !isOutOfRoom { visit(node.left) }
-    }
-  }
-
-  /// Walks the tree from the leaf that holds the query's own point: the leaf first, then, at
-  /// each inner node on the way up to the root, the child not yet walked, unless its box is
-  /// beyond the bound.
-  ///
-  /// A walk from the root, nearer child first, usually reaches this leaf first and takes the
-  /// same children on its way back; starting here saves the descent: two box distances and a
-  /// call at every level (about 15 % of a query's instructions, 2 % of its time: the walk is
-  /// bound by its unpredictable branches). A subtree is left out only when its box is beyond
-  /// the bound, which only shrinks, so every point within the final bound is still set aside
-  /// and the answer is the one a walk from the root gives.
-  mutating func climb(
-    fromLeaf leaf: Int, root: Int32, leafParent: Int32, nodeParents: [Int32]
-  ) {
-    guard leafParent >= 0 else {
-      visit(root)
-      return
-    }
-    let first = nodes[Int(leafParent)]
-    var child = first.left < 0 && Int(~first.left >> 1) == leaf ? first.left : first.right
-    visit(child)
-    var parent = leafParent
-    while parent >= 0 && !isOutOfRoom {
-      let node = nodes[Int(parent)]
-      if node.left == child {
-        if node.rightBox.distanceSquared(x: x, y: y, z: z) <= bound { visit(node.right) }
-      } else {
-        if node.leftBox.distanceSquared(x: x, y: y, z: z) <= bound { visit(node.left) }
-      }
-      child = parent
-      parent = nodeParents[Int(parent)]
-    }
-  }
-
-  /// Sets aside every point of a leaf whose chord is within the bound.
-  @inline(__always)
-  mutating func scan(_ positions: Range<Int>) {
-    for position in positions {
-      // Positions are below 2³¹, so three times one plus 2 cannot overflow.
-      let offset = 3 &* position
-      let dx = unitVectors[offset] - x
-      let dy = unitVectors[offset &+ 1] - y
-      let dz = unitVectors[offset &+ 2] - z
-      let chordSquared = dx * dx + dy * dy + dz * dz
-      if chordSquared > bound || position == excludedPosition { continue }
-      if setAsideCount == setAside.count {
-        dropPointsBeyondBound()
-        if setAsideCount == setAside.count {
-          isOutOfRoom = true
-          return
-        }
-      }
-      setAside[setAsideCount] = SetAsidePoint(
-        chordSquared: chordSquared, position: Int32(position))
-      setAsideCount += 1
-      keep(chordSquared)
-    }
-  }
-
-  /// Sets aside the first `capacity` points of a leaf of identical points, ordered by id rank,
-  /// if they are within the bound: the others are as far and rank after them.
-  mutating func scanIdentical(_ positions: Range<Int>) {
-    let offset = 3 &* positions.lowerBound
-    let dx = unitVectors[offset] - x
-    let dy = unitVectors[offset &+ 1] - y
-    let dz = unitVectors[offset &+ 2] - z
-    let chordSquared = dx * dx + dy * dy + dz * dz
-    var taken = 0
-    for position in positions where position != excludedPosition {
-      if chordSquared > bound || taken == capacity { return }
-      if setAsideCount == setAside.count {
-        dropPointsBeyondBound()
-        if setAsideCount == setAside.count {
-          isOutOfRoom = true
-          return
-        }
-      }
-      setAside[setAsideCount] = SetAsidePoint(
-        chordSquared: chordSquared, position: Int32(position))
-      setAsideCount += 1
-      taken += 1
-      keep(chordSquared)
-    }
-  }
-
-  /// Keeps a squared chord among the `capacity` smallest, and tightens the bound.
-  @inline(__always)
-  mutating func keep(_ chordSquared: Double) {
-    if smallestCount < capacity {
-      var child = smallestCount
-      smallestCount += 1
-      while child > 0 {
-        let parent = (child - 1) / 2
-        guard smallestChords[parent] < chordSquared else { break }
-        smallestChords[child] = smallestChords[parent]
-        child = parent
-      }
-      smallestChords[child] = chordSquared
-      if smallestCount < capacity { return }
-    } else if chordSquared < smallestChords[0] {
-      var parent = 0
-      while true {
-        var child = 2 * parent + 1
-        if child >= capacity { break }
-        if child + 1 < capacity && smallestChords[child] < smallestChords[child + 1] {
-          child += 1
-        }
-        guard chordSquared < smallestChords[child] else { break }
-        smallestChords[parent] = smallestChords[child]
-        parent = child
-      }
-      smallestChords[parent] = chordSquared
-    } else {
-      return
-    }
-    bound = NearestNeighborIndex.pruningBound(squaredChord: smallestChords[0])
-  }
-
-  /// Forgets the points set aside that the bound has since moved past.
-  mutating func dropPointsBeyondBound() {
-    var kept = 0
-    for point in setAside[0..<setAsideCount] where point.chordSquared <= bound {
-      setAside[kept] = point
-      kept += 1
-    }
-    setAsideCount = kept
   }
 }
 
