@@ -68,8 +68,12 @@ extension ReadModel {
   }
 
   /// The state in the checkpoint encoding (no envelope; see ``ReadModelCheckpoint`` for files).
-  public func checkpointBytes() -> [UInt8] {
+  /// - Parameter personalDataInClear: contacts' personal data in clear even where it came
+  ///   from sealed events (``BinaryWriter/writesPersonalDataInClear``): for comparisons in
+  ///   memory only.
+  public func checkpointBytes(personalDataInClear: Bool = false) -> [UInt8] {
     var writer = BinaryWriter()
+    writer.writesPersonalDataInClear = personalDataInClear
     write(to: &writer)
     return writer.bytes
   }

@@ -108,7 +108,8 @@ import Testing
 
   @Test func aMissingModelIsNamed() throws {
     let bytes = Self.envelope(
-      sequence: 3, anchor: "", sections: [(name: "contacts", version: 1, payload: [0])])
+      sequence: 3, anchor: "",
+      sections: [(name: "contacts", version: ContactList.checkpointVersion, payload: [0])])
     #expect(
       throws: ProjectionsError.modelNotInCheckpoint(name: "zipcodes", available: ["contacts"])
     ) { try ReadModelCheckpoint(decoding: bytes) }

@@ -89,18 +89,36 @@ import Testing
     var writer = BinaryWriter()
     writer.writeCount(1)
     writer.writeString("13")
+    writer.writeInteger(UInt8(0))  // kept in clear
     writer.writeString("Miss Piggy")
     writer.writeInteger(UInt16(0x4000))
     #expect(
       throws: ProjectionsError.invalidCheckpoint(
-        what: "contact '13' flags", offset: 15, expected: "bits 0-13 only", found: "0x4000")
+        what: "contact '13' flags", offset: 16, expected: "bits 0-13 only", found: "0x4000")
     ) { try ContactList(checkpointBytes: writer.bytes) }
+  }
+
+  @Test func aContactsKindMustBeKnownAndAWithheldOneRefused() throws {
+    for (kind, found) in [(UInt8(7), "7"), (2, "it withheld")] {
+      var writer = BinaryWriter()
+      writer.writeCount(1)
+      writer.writeString("13")
+      writer.writeInteger(kind)
+      writer.writeInteger(UInt8(0))
+      #expect(throws: ProjectionsError.self) { try ContactList(checkpointBytes: writer.bytes) }
+      do {
+        _ = try ContactList(checkpointBytes: writer.bytes)
+      } catch {
+        #expect(error.description.contains(found), "\(error)")
+      }
+    }
   }
 
   @Test func aContactsPresentFieldMustNotBeEmpty() {
     var writer = BinaryWriter()
     writer.writeCount(1)
     writer.writeString("13")
+    writer.writeInteger(UInt8(0))
     writer.writeString("Miss Piggy")
     writer.writeInteger(UInt16(0b10))
     writer.writeString("")
@@ -117,6 +135,7 @@ import Testing
     let contact = bytes {
       $0.writeCount(1)
       $0.writeString(" 13")
+      $0.writeInteger(UInt8(0))
       $0.writeString("Miss Piggy")
       $0.writeInteger(UInt16(0))
     }

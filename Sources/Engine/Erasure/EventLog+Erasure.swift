@@ -1,6 +1,14 @@
 import Events
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// What `eraseContact` did.
 public struct ContactErasure: Sendable, Equatable {
   /// The `ContactErased` appended, or `nil` when the contact was already erased.
@@ -8,8 +16,11 @@ public struct ContactErasure: Sendable, Equatable {
   /// Keys destroyed now (an earlier erasure whose key destruction a crash interrupted is
   /// finished here too).
   public var destroyedKeyCount: Int
-  /// Checkpoints removed: they held the contact's personal data as read models keep it.
+  /// Checkpoints (and temporary files of checkpoints) removed: caches the next reads rebuild.
   public var removedCheckpointCount: Int
+  /// Checkpoints that could not be removed (a folder not writable): each holds the contact
+  /// sealed under its destroyed key, so it shows the contact as erased.
+  public var checkpointsNotRemoved: [String] = []
   /// Why nothing was appended, when nothing was.
   public var noChangeReason: String?
 }
@@ -58,8 +69,22 @@ extension EventLog {
       let decision = try ContactDecider.decision(.eraseContact(id: id), folded)
       var store = try KeyStoreCache.store(forLog: path)
       defer { KeyStoreCache.update(store, forLog: path) }
+      // Copies of the store that killed processes left hold this contact's keys too.
+      let leftovers = store.removeLeftoverCopies()
+      guard leftovers.isEmpty else {
+        throw EngineError.keyStore(
+          .unwritable(
+            path: store.path,
+            reason:
+              "copies of it left by killed processes cannot be removed (\(leftovers.joined(separator: ", "))): they hold the keys this erasure must destroy; remove them or make their folder writable"
+          ))
+      }
       var appended: RecordedEvent?
       if !decision.events.isEmpty {
+        // Everything that can refuse the erasure is asked before anything is written: the
+        // event's time, and whether the store can be rewritten (its folder takes a new file).
+        _ = try eventTime(&state)
+        try keyStoreStep { () throws(KeyStoreError) in try store.checkRewritable() }
         try keyStoreStep { () throws(KeyStoreError) in
           try store.beginErasure(contact: id.rawValue)
         }
@@ -68,17 +93,44 @@ extension EventLog {
         }
         let write = StreamWrite(
           stream: stream, expectedVersion: .exactly(Int64(events.count)), events: proposed)
-        appended = try writeEvents(
-          [write], chunkSize: Int.max, keepsEvents: true, state: &state
-        ).recorded.first
+        let before = state.index.lastSequence
+        do {
+          appended = try writeEvents(
+            [write], chunkSize: Int.max, keepsEvents: true, state: &state
+          ).recorded.first
+        } catch {
+          // Nothing reached the log: the mark goes, so readers show the contact again.
+          if state.index.lastSequence == before {
+            try? store.abandonErasure(contact: id.rawValue)
+          }
+          throw error
+        }
       }
-      let destroyed = try keyStoreStep { () throws(KeyStoreError) in
-        try store.erase(contact: id.rawValue)
+      let destroyed: Int
+      do throws(KeyStoreError) {
+        destroyed = try store.erase(contact: id.rawValue)
+      } catch {
+        guard appended != nil || store.pendingErasures.contains(id.rawValue) else {
+          throw EngineError.keyStore(error)
+        }
+        throw EngineError.keyStore(
+          .erasureUnfinished(
+            path: store.path, contact: id.rawValue, sequence: appended?.sequence,
+            reason: Self.reason(error)))
       }
-      let removed = appended != nil || destroyed > 0 ? removeCheckpoints() : 0
+      let removal = appended != nil || destroyed > 0 ? removeCheckpoints() : CheckpointRemoval()
       return ContactErasure(
-        event: appended, destroyedKeyCount: destroyed, removedCheckpointCount: removed,
+        event: appended, destroyedKeyCount: destroyed, removedCheckpointCount: removal.removed,
+        checkpointsNotRemoved: removal.notRemoved,
         noChangeReason: appended == nil ? decision.noChangeReason : nil)
+    }
+  }
+
+  /// What the store said, without the advice its own message adds.
+  private static func reason(_ error: KeyStoreError) -> String {
+    switch error {
+    case .unwritable(_, let reason), .unreadable(_, let reason): reason
+    default: error.description
     }
   }
 
@@ -87,6 +139,8 @@ extension EventLog {
   /// not (the erasure never happened).
   func completePendingErasures(_ file: FileDescriptor, _ state: inout State) throws {
     state.erasuresChecked = true
+    // Copies of the store a killed rewrite left (no live process writes it: we hold the lock).
+    SidecarFile.removeLeftovers(of: KeyStore.path(forLog: path), deadOnly: false)
     guard KeyStore.endsWithPendingErasure(logPath: path) else { return }
     var store = try KeyStoreCache.store(forLog: path)
     defer { KeyStoreCache.update(store, forLog: path) }
@@ -100,7 +154,13 @@ extension EventLog {
         }
       }
       if erased {
-        try keyStoreStep { () throws(KeyStoreError) in _ = try store.erase(contact: contact) }
+        do throws(KeyStoreError) {
+          _ = try store.erase(contact: contact)
+        } catch {
+          throw EngineError.keyStore(
+            .erasureUnfinished(
+              path: store.path, contact: contact, sequence: nil, reason: Self.reason(error)))
+        }
         _ = removeCheckpoints()
         configuration.report(
           "finished erasing contact \(contact): its ContactErased was appended, and a crash stopped the erasure before its key was destroyed"
@@ -114,14 +174,30 @@ extension EventLog {
     }
   }
 
-  /// Removes the log's checkpoints (a cache: the next reads rebuild them); returns how many.
-  private func removeCheckpoints() -> Int {
-    let checkpoints = CheckpointStore(logPath: path)
+  /// What `removeCheckpoints` did.
+  struct CheckpointRemoval {
     var removed = 0
-    for entry in checkpoints.entries() {
-      if (try? FileManager.default.removeItem(atPath: entry.path)) != nil { removed += 1 }
+    var notRemoved: [String] = []
+  }
+
+  /// Removes the log's checkpoints and the temporary files of checkpoints being written (a
+  /// cache: the next reads rebuild them), then syncs the folder. Their contacts are sealed
+  /// under the contacts' keys, so one that cannot be removed shows an erased contact as erased
+  /// all the same; removing them also drops checkpoints older versions wrote in clear.
+  private func removeCheckpoints() -> CheckpointRemoval {
+    let checkpoints = CheckpointStore(logPath: path)
+    var removal = CheckpointRemoval()
+    for file in checkpoints.entries().map(\.path) + checkpoints.temporaryFiles() {
+      if unlink(file) == 0 || errno == ENOENT {
+        removal.removed += 1
+      } else {
+        removal.notRemoved.append(file)
+      }
     }
-    return removed
+    if removal.removed > 0 {
+      try? SidecarFile.synchronizeDirectory(containing: checkpoints.directory + "/every")
+    }
+    return removal
   }
 
   private func keyStoreStep<T>(_ body: () throws(KeyStoreError) -> T) throws -> T {

@@ -266,30 +266,90 @@ extension KeyStore {
 
   /// Calls `body` with each whole line of a store's `bytes` (its number from 1, its range,
   /// its bytes without the newline).
-  /// - Returns: where the whole lines end, and whether a torn line (no newline: a crash while
-  ///   a key was added, never acknowledged) follows.
+  ///
+  /// What a crash or a power loss can leave is read so that no complete key is ever dropped:
+  /// - a last line that is whole but for its newline (its crc checks) is a line;
+  /// - zero bytes where a torn write's pages never landed are skipped: a line of zeros, or
+  ///   zeros before a whole line (a later line of the same write that landed);
+  /// - a last line that is not whole (no newline, or zeros or a bad crc after which nothing
+  ///   whole follows) is a torn tail, never acknowledged: ignored here, cut by the next writer.
+  /// - Returns: where the whole lines end, whether a torn tail follows, and whether the last
+  ///   line lacks its newline (the next append writes one first).
   static func forEachLine(
     of bytes: [UInt8], path: String,
     _ body: (Int, Range<Int>, UnsafeRawBufferPointer) throws(KeyStoreError) -> Void
-  ) throws(KeyStoreError) -> (committed: Int, torn: Bool) {
+  ) throws(KeyStoreError) -> (committed: Int, torn: Bool, lacksNewline: Bool) {
     // `withUnsafeBytes` rethrows untyped: the error comes out through a `Result`.
     try bytes.withUnsafeBytes { raw in
-      Result { () throws(KeyStoreError) -> (committed: Int, torn: Bool) in
-        guard let base = raw.baseAddress else { return (0, false) }
+      Result { () throws(KeyStoreError) -> (committed: Int, torn: Bool, lacksNewline: Bool) in
+        guard let base = raw.baseAddress else { return (0, false, false) }
         var start = 0
         var lineNumber = 0
         while start < raw.count {
-          lineNumber += 1
-          guard let newline = memchr(base + start, 0x0A, raw.count - start) else {
-            return (start, true)
+          let newline = memchr(base + start, 0x0A, raw.count - start)
+          let end = newline.map { base.distance(to: UnsafeRawPointer($0)) } ?? raw.count
+          var lineStart = start
+          while lineStart < end, raw[lineStart] == 0 { lineStart += 1 }
+          let next = newline == nil ? raw.count : end + 1
+          if lineStart == end {
+            // Zeros only: pages of a torn write that never landed.
+            if newline == nil { return (start, true, false) }
+            start = next
+            continue
           }
-          let end = base.distance(to: UnsafeRawPointer(newline))
-          try body(lineNumber, start..<end, UnsafeRawBufferPointer(rebasing: raw[start..<end]))
-          start = end + 1
+          let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<end])
+          if newline == nil || line.contains(0) {
+            // Not whole. The shape a torn write leaves: a line's first bytes, then zeros or
+            // the end of the file, with nothing whole after it. Anything else is damage.
+            let content = line.prefix { $0 != 0 }
+            let isLast = raw[next...].allSatisfy { $0 == 0 || $0 == 0x0A }
+            let zerosToTheEnd = line[content.count...].allSatisfy { $0 == 0 }
+            if newline == nil, !line.contains(0), isWhole(line, path: path) {
+              lineNumber += 1
+              try body(lineNumber, lineStart..<end, line)
+              return (raw.count, false, true)
+            }
+            guard isLast, zerosToTheEnd, !startsWithWholeLine(content, path: path) else {
+              throw .corrupt(
+                path: path, line: lineNumber + 1,
+                problem: isLast
+                  ? "the last line is damaged, not torn (it is not the start of a line)"
+                  : "the line is not whole (zero bytes or no end), and lines follow it")
+            }
+            return (start, true, false)
+          }
+          lineNumber += 1
+          try body(lineNumber, lineStart..<end, line)
+          start = next
         }
-        return (start, false)
+        return (start, false, false)
       }
     }.get()
+  }
+
+  /// Whether `bytes` begin with a whole line and go on past it (a line whose newline was
+  /// changed runs into the next: damage, not a torn write).
+  static func startsWithWholeLine(_ bytes: UnsafeRawBufferPointer.SubSequence, path: String)
+    -> Bool
+  {
+    let bytes = UnsafeRawBufferPointer(rebasing: bytes)
+    var index = 0
+    while index + 1 < bytes.count {
+      if bytes[index] == UInt8(ascii: "\""), bytes[index + 1] == UInt8(ascii: "}"),
+        index + 2 < bytes.count,
+        isWhole(UnsafeRawBufferPointer(rebasing: bytes[..<(index + 2)]), path: path)
+      {
+        return true
+      }
+      index += 1
+    }
+    return false
+  }
+
+  /// Whether `line` (without its newline) is a line as the store writes it, its crc checked.
+  static func isWhole(_ line: UnsafeRawBufferPointer, path: String) -> Bool {
+    if quickKeyLine(line) != nil { return true }
+    return (try? fields(of: Array(line), lineNumber: 0, path: path)) != nil
   }
 
   /// Reads a line that is not a key line as the store writes it (the header, a tombstone, an

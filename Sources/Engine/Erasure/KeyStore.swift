@@ -38,6 +38,8 @@ public struct KeyStore: Sendable {
   private var committedEnd: Int64 = 0
   /// Whether the file ends in a torn line that an append must cut first.
   private var tornTail = false
+  /// Whether the last whole line lacks its newline (an append writes one first).
+  private var lacksFinalNewline = false
   /// The file's size when read (or last written here).
   private var fileSize: Int64 = 0
   /// Keys made by `addPending`, held in memory until `commitPending()` writes them.
@@ -134,6 +136,7 @@ public struct KeyStore: Sendable {
     }
     committedEnd = Int64(end.committed)
     tornTail = end.torn
+    lacksFinalNewline = end.lacksNewline
   }
 
   /// What the store says of the key `id`: there, destroyed by an erasure, or unknown.
@@ -263,6 +266,25 @@ public struct KeyStore: Sendable {
     pendingErasures.append(contact)
   }
 
+  /// Checks, before an erasure writes anything, that the store can be rewritten: its folder
+  /// takes a new file and the store opens for writing.
+  /// - Throws: `KeyStoreError.unwritable` saying which cannot.
+  public func checkRewritable() throws(KeyStoreError) {
+    do throws(EngineError) {
+      try SidecarFile.checkRewritable(path)
+    } catch {
+      throw .unwritable(path: path, reason: error.description)
+    }
+  }
+
+  /// Removes temporary copies of the store that killed processes left (each holds every key
+  /// the store held then). Call under the log's lock, where no other process writes the store.
+  /// - Returns: the copies that could not be removed.
+  @discardableResult
+  public func removeLeftoverCopies() -> [String] {
+    SidecarFile.removeLeftovers(of: path, deadOnly: false)
+  }
+
   /// Forgets an erasure that began but whose `ContactErased` never reached the log.
   public mutating func abandonErasure(contact: String) throws(KeyStoreError) {
     guard pendingErasures.contains(contact) else { return }
@@ -285,10 +307,41 @@ public struct KeyStore: Sendable {
     return tail[lineStart..<end].starts(with: Array("{\"erasing\":".utf8))
   }
 
+  /// The contacts whose erasure began and did not finish, from the marks the store at
+  /// `logPath` ends with (each checked against its crc): what a reader honours, whether or not
+  /// the key is destroyed yet. An erasure holds the log's lock from its mark to the rewrite
+  /// that drops it, so unfinished marks are always the last lines.
+  static func pendingErasures(logPath: String) -> Set<String> {
+    let path = Self.path(forLog: logPath)
+    guard let file = try? FileDescriptor.open(path, .readOnly) else { return [] }
+    defer { file.close() }
+    guard let size = try? file.status().size, size > 0 else { return [] }
+    let start = max(0, size - 65_536)
+    guard let tail = try? file.readFully(count: Int(size - start), at: start) else { return [] }
+    var contacts: Set<String> = []
+    var end = tail.count
+    // A torn last line (no newline) is not a mark anyone acknowledged.
+    if tail.last != 0x0A, let lastNewline = tail.lastIndex(of: 0x0A) { end = lastNewline + 1 }
+    let prefix = Array("{\"erasing\":".utf8)
+    while end > 0 {
+      let lineEnd = end - 1
+      let lineStart = tail[..<lineEnd].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+      guard lineStart > 0 || start == 0 else { break }
+      let line = Array(tail[lineStart..<lineEnd])
+      guard line.starts(with: prefix),
+        let fields = try? fields(of: line, lineNumber: 0, path: path),
+        let contact = fields["erasing"]
+      else { break }
+      contacts.insert(contact)
+      end = lineStart
+    }
+    return contacts
+  }
+
   /// Appends whole lines (the header first when the store is new), syncs them, and only then
   /// takes them as written.
   private mutating func appendDurably(_ line: [UInt8]) throws(KeyStoreError) {
-    var bytes: [UInt8] = committedEnd == 0 ? Self.headerLine : []
+    var bytes: [UInt8] = committedEnd == 0 ? Self.headerLine : lacksFinalNewline ? [0x0A] : []
     bytes += line
     do throws(EngineError) {
       let isNew = !FileManager.default.fileExists(atPath: path)
@@ -301,7 +354,16 @@ public struct KeyStore: Sendable {
           problem:
             "it changed since it was read (\(fileSize) bytes then, \(size) now); read it again")
       }
-      if tornTail { try file.truncate(to: committedEnd) }
+      if tornTail {
+        // What is cut is kept: a torn tail was never acknowledged, but damage that reads as
+        // one could be a key.
+        let cut = try file.readFully(count: Int(size - committedEnd), at: committedEnd)
+        if cut.contains(where: { $0 != 0 }) {
+          try SidecarFile.quarantine(
+            cut, forLog: String(path.dropLast(5)), name: "keys-byte\(committedEnd)")
+        }
+        try file.truncate(to: committedEnd)
+      }
       let written = bytes.withUnsafeBytes { buffer in
         Result { () throws(EngineError) in try file.writeAll(buffer) }
       }
@@ -314,6 +376,7 @@ public struct KeyStore: Sendable {
     committedEnd += Int64(bytes.count)
     fileSize = committedEnd
     tornTail = false
+    lacksFinalNewline = false
   }
 
   /// Destroys every key of `contact`: the store is written again without them and with a
@@ -347,8 +410,8 @@ public struct KeyStore: Sendable {
     }
     let pending = pendingErasures.filter { $0 != contact }
     for other in pending { bytes += Self.erasingLine(other) }
-    do throws(ExportError) {
-      try AtomicFile.write(bytes, to: path)
+    do throws(EngineError) {
+      try SidecarFile.write(bytes, to: path)
     } catch {
       throw .unwritable(path: path, reason: error.description)
     }
@@ -361,6 +424,7 @@ public struct KeyStore: Sendable {
     committedEnd = Int64(bytes.count)
     fileSize = committedEnd
     tornTail = false
+    lacksFinalNewline = false
   }
 }
 
@@ -376,6 +440,8 @@ public enum KeyStoreError: Error, Sendable, Equatable, CustomStringConvertible {
   case randomSourceFailed(String)
   /// The log names a key the store lacks, for a contact the log has not erased.
   case missingKey(path: String, key: String, contact: String)
+  /// The contact's `ContactErased` is in the log, but its key could not be destroyed yet.
+  case erasureUnfinished(path: String, contact: String, sequence: Int64?, reason: String)
 
   public var description: String {
     switch self {
@@ -388,6 +454,13 @@ public enum KeyStoreError: Error, Sendable, Equatable, CustomStringConvertible {
       "cannot write the key store '\(path)': \(reason); nothing was appended"
     case .randomSourceFailed(let reason):
       "cannot make a key: the system's random source failed (\(reason))"
+    case .erasureUnfinished(let path, let contact, let sequence, let reason):
+      "contact \(contact)'s ContactErased is in the log"
+        + (sequence.map { " (seq \($0))" } ?? "")
+        + ", but its key could not be destroyed: cannot write the key store '\(path)': \(reason). "
+        + "Every reader already shows the contact as erased (the store marks the erasure); "
+        + "fix the cause, then run any write to this log (e.g. 'replay contacts erase \(contact)' "
+        + "again) to destroy the key"
     case .missingKey(let path, let key, let contact):
       "the key store '\(path)' has no key \(key) for contact \(contact), and the log does not "
         + "erase that contact: the store belongs to another log or lost keys; restore the one "

@@ -190,7 +190,7 @@ public struct LogMigration: Sendable {
     func take() {
       result.append(
         models.models.map { model in
-          (type(of: model).name, SHA256.hash(model.checkpointBytes()))
+          (type(of: model).name, SHA256.hash(model.checkpointBytes(personalDataInClear: true)))
         })
       next += 1
     }

@@ -51,12 +51,25 @@ enum PersonalData {
     /// record's 20 000 to open.
     private var found: [KeyStore.KeyID: KeyStore.Lookup] = [:]
 
+    /// Contacts whose erasure began (the store ends with their marks): read once, on the
+    /// first lookup. Their keys answer `.erased`, whether or not destroyed yet.
+    private var erasing: Set<String>?
+
     init(logPath: String) {
       self.logPath = logPath
     }
 
-    /// What the store beside the log says of key `id`.
+    /// What the store beside the log says of key `id`; a key whose contact's erasure began
+    /// (its `ContactErased` may be in the log while the key is not destroyed yet) is erased.
     mutating func lookup(_ id: KeyStore.KeyID) throws -> KeyStore.Lookup {
+      let found = try storeLookup(id)
+      guard case .present(let entry) = found else { return found }
+      if erasing == nil { erasing = KeyStore.pendingErasures(logPath: logPath) }
+      if erasing?.contains(entry.contact) == true { return .erased(contact: entry.contact) }
+      return found
+    }
+
+    private mutating func storeLookup(_ id: KeyStore.KeyID) throws -> KeyStore.Lookup {
       if let source {
         let lookup = try source.lookup(id)
         if case .missing = lookup {} else { return lookup }

@@ -127,6 +127,16 @@ public struct CheckpointStore: Sendable {
     .sorted { $0.sequence < $1.sequence }
   }
 
+  /// Temporary files of checkpoints being written, or left by killed processes
+  /// (`seq-….ckpt.tmp-…`).
+  public func temporaryFiles() -> [String] {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+      return []
+    }
+    return names.filter { $0.hasPrefix("seq-") && $0.contains(".ckpt.tmp-") }.sorted()
+      .map { directory + "/" + $0 }
+  }
+
   /// The file name of the checkpoint at `sequence`.
   func path(for sequence: Int64) -> String {
     let digits = String(sequence)
@@ -144,28 +154,30 @@ public struct CheckpointStore: Sendable {
 
   /// Sets (or with `nil` clears) the interval at which replays save checkpoints.
   public func setInterval(_ interval: Int64?) throws {
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    try SidecarFile.createDirectory(directory)
     let path = directory + "/every"
     if let interval {
-      try (String(interval) + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+      try SidecarFile.write(Array((String(interval) + "\n").utf8), to: path)
     } else {
-      try? FileManager.default.removeItem(atPath: path)
+      SidecarFile.remove(path)
     }
   }
 
   /// Saves `models` as the state after event `sequence`; written to a temporary name and
   /// renamed, so a crash never leaves half a checkpoint under a checkpoint's name.
+  ///
+  /// Contacts' personal data is sealed under keys derived from the contacts' own keys
+  /// (``LogCheckpointKeys``): a checkpoint holds nothing in clear that the log does not, and an
+  /// erasure that destroys a key erases the contact in every checkpoint, even one a reader
+  /// saves while the erasure runs. Temporary files of killed savers are removed here.
   public func save(_ models: ReadModels, sequence: Int64, anchor: Anchor) throws {
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let bytes = ReadModelCheckpoint(models: models, sequence: sequence, anchor: anchor.text)
-      .encoded()
-    let final = path(for: sequence)
-    let temporary = final + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
-    try Data(bytes).write(to: URL(fileURLWithPath: temporary))
-    if rename(temporary, final) != 0 {
-      try? FileManager.default.removeItem(atPath: temporary)
-      throw EngineError.io(path: final, operation: "rename", code: errno)
+    try SidecarFile.createDirectory(directory)
+    for leftover in temporaryFiles() where SidecarFile.isLeftoverOfDeadProcess(leftover) {
+      unlink(leftover)
     }
+    let bytes = ReadModelCheckpoint(models: models, sequence: sequence, anchor: anchor.text)
+      .encoded(keys: LogCheckpointKeys(logPath: logPath))
+    try SidecarFile.write(bytes, to: path(for: sequence))
   }
 
   /// A loaded checkpoint.
@@ -198,7 +210,8 @@ public struct CheckpointStore: Sendable {
         for name in names {
           switch name {
           case ContactList.name:
-            let decoded = try ReadModelCheckpoint.decode(ContactList.self, from: bytes)
+            let decoded = try ReadModelCheckpoint.decode(
+              ContactList.self, from: bytes, keys: LogCheckpointKeys(logPath: logPath))
             models.contacts = decoded.model
             header = (decoded.sequence, decoded.anchor)
           case ZipCodeList.name:
@@ -223,7 +236,8 @@ public struct CheckpointStore: Sendable {
         }
         (sequence, anchorText) = header ?? (-1, "")
       } else {
-        let checkpoint = try ReadModelCheckpoint(decoding: bytes)
+        let checkpoint = try ReadModelCheckpoint(
+          decoding: bytes, keys: LogCheckpointKeys(logPath: logPath))
         models = checkpoint.models
         sequence = checkpoint.sequence
         anchorText = checkpoint.anchor

@@ -15,6 +15,8 @@ public struct BinaryReader: Sendable {
   public private(set) var offset: Int
   /// Where reading stops: `bytes.count`, or the end of the range given.
   public let endOffset: Int
+  /// The keys that open contacts' sealed checkpoint records (see ``CheckpointKeys``).
+  public var keys: (any CheckpointKeys)?
 
   /// Creates a reader of all of `bytes`.
   public init(_ bytes: [UInt8]) {

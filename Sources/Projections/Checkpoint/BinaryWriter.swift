@@ -13,6 +13,12 @@
 public struct BinaryWriter: Sendable {
   /// The bytes written so far.
   public var bytes: [UInt8]
+  /// The keys that seal contacts' personal data in the checkpoint being written; without them,
+  /// a contact whose data came from sealed events is written withheld (see ``CheckpointKeys``).
+  public var keys: (any CheckpointKeys)?
+  /// Whether contacts' personal data is written in clear whatever its source: for comparing
+  /// two states in memory (a migration's proof), never for bytes that reach a file.
+  public var writesPersonalDataInClear = false
 
   /// Creates a writer with room for `capacity` bytes.
   public init(capacity: Int = 4096) {

@@ -36,9 +36,12 @@ public struct ReadModelCheckpoint: Sendable, Equatable {
   static let magic: [UInt8] = Array("RMCK".utf8)
   static let envelopeVersion: UInt16 = 1
 
-  /// The checkpoint's bytes.
-  public func encoded() -> [UInt8] {
+  /// The checkpoint's bytes, contacts' personal data sealed with `keys` (see
+  /// ``CheckpointKeys``; without keys, data that came from sealed events is withheld, and a
+  /// checkpoint that withholds any is not used).
+  public func encoded(keys: (any CheckpointKeys)? = nil) -> [UInt8] {
     var writer = BinaryWriter(capacity: 1 << 16)
+    writer.keys = keys
     writer.writeBytes(Self.magic)
     writer.writeInteger(Self.envelopeVersion)
     writer.writeInteger(sequence)
@@ -60,11 +63,15 @@ public struct ReadModelCheckpoint: Sendable, Equatable {
     return writer.bytes
   }
 
-  /// Reads a checkpoint written by `encoded()`.
+  /// Reads a checkpoint written by `encoded(keys:)`, contacts' sealed records opened (when
+  /// shown) with `keys`.
   /// - Throws: `ProjectionsError` when the bytes are damaged, truncated, of another version, or
   ///   lack a model.
-  public init(decoding bytes: [UInt8]) throws(ProjectionsError) {
+  public init(
+    decoding bytes: [UInt8], keys: (any CheckpointKeys)? = nil
+  ) throws(ProjectionsError) {
     var sections = try Self.sections(of: bytes)
+    sections.keys = keys
     var models = ReadModels()
     if bytes.count >= Self.parallelDecodingThreshold {
       // The contacts, usually the largest model, decode on a second core meanwhile.
@@ -106,9 +113,10 @@ public struct ReadModelCheckpoint: Sendable, Equatable {
   /// - Returns: the model, and the checkpoint's `sequence` and `anchor`.
   /// - Throws: as `init(decoding:)`.
   public static func decode<Model: ReadModel>(
-    _ type: Model.Type, from bytes: [UInt8]
+    _ type: Model.Type, from bytes: [UInt8], keys: (any CheckpointKeys)? = nil
   ) throws(ProjectionsError) -> (model: Model, sequence: Int64, anchor: String) {
     var sections = try sections(of: bytes)
+    sections.keys = keys
     return (try sections.decode(type), sections.sequence, sections.anchor)
   }
 
@@ -120,6 +128,8 @@ public struct ReadModelCheckpoint: Sendable, Equatable {
     var payloads: [String: (version: Int, range: Range<Int>)]
     var names: [String]
     let bytes: [UInt8]
+    /// The keys that open contacts' sealed records.
+    var keys: (any CheckpointKeys)?
 
     mutating func decode<Model: ReadModel>(_ type: Model.Type) throws(ProjectionsError) -> Model {
       guard let payload = payloads[type.name] else {
@@ -130,6 +140,7 @@ public struct ReadModelCheckpoint: Sendable, Equatable {
           model: type.name, expected: type.checkpointVersion, found: payload.version)
       }
       var reader = BinaryReader(bytes, range: payload.range)
+      reader.keys = keys
       let model = try Model(from: &reader)
       try reader.expectEnd("'\(type.name)' state")
       return model

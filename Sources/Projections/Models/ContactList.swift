@@ -37,7 +37,7 @@ import Events
 /// birthdate as `UInt16` year, `UInt8` month, `UInt8` day.
 public struct ContactList: ReadModel {
   public static let name = "contacts"
-  public static let checkpointVersion = 1
+  public static let checkpointVersion = 2
 
   /// The favourites' section title.
   public static let favoritesTitle = "Favorite Contacts"
@@ -57,6 +57,10 @@ public struct ContactList: ReadModel {
   /// positions never move). Favourite toggles, the commonest contacts event, then touch a
   /// dense array of bytes that stays in cache, not a 250-byte record.
   private var favoriteFlags: [Bool] = []
+  /// By position: the id of the key the contact's personal data was sealed under in the log
+  /// (its latest sealed event's), 0 when it came from the log in clear or is erased. A
+  /// checkpoint seals the contact's record under a key derived from it (see `write(to:)`).
+  private var sealingKeys: [UInt64] = []
 
   public init() {}
 
@@ -67,9 +71,14 @@ public struct ContactList: ReadModel {
     case .contact(.added(let added)):
       var record = added.record
       record.isFavorite = false
-      setFavorite(added.record.isFavorite, at: table.set(record.id, record))
+      let position = table.set(record.id, record)
+      setFavorite(added.record.isFavorite, at: position)
+      sealingKeys[position] = added.sealed?.keyID ?? 0
     case .contact(.updated(let update)):
-      table.update(update.id) { update.apply(to: &$0) }
+      guard table.update(update.id, { update.apply(to: &$0) }) else { return }
+      if let sealed = update.sealed, let position = table.position(of: update.id) {
+        sealingKeys[position] = sealed.keyID
+      }
     case .contact(.favorited(let favorited)):
       if let position = table.position(of: favorited.id) { favoriteFlags[position] = true }
     case .contact(.unfavorited(let unfavorited)):
@@ -78,6 +87,7 @@ public struct ContactList: ReadModel {
       // Its sealed data no longer opens once the key is gone; this also covers a reader that
       // reads between the event and the key's destruction.
       table.update(erased.id) { $0 = $0.erased }
+      if let position = table.position(of: erased.id) { sealingKeys[position] = 0 }
     default:
       return
     }
@@ -98,6 +108,7 @@ public struct ContactList: ReadModel {
   private mutating func setFavorite(_ isFavorite: Bool, at position: Int) {
     if position == favoriteFlags.count {
       favoriteFlags.append(isFavorite)
+      sealingKeys.append(0)
     } else {
       favoriteFlags[position] = isFavorite
     }
@@ -224,6 +235,7 @@ public struct ContactList: ReadModel {
   func checkInvariants() {
     table.checkInvariants()
     precondition(favoriteFlags.count == table.count, "one favourite flag a contact")
+    precondition(sealingKeys.count == table.count, "one sealing key a contact")
     precondition(!table.values.contains { $0.isFavorite }, "flags live in favoriteFlags")
   }
 
@@ -231,66 +243,167 @@ public struct ContactList: ReadModel {
 
   private static let flagBits = 14
 
+  /// How a contact is kept in a checkpoint (version 2): the byte after its id.
+  private enum StoredKind: UInt8 {
+    /// The record as the log has it in clear (schema 1 logs), or erased: the version 1 layout.
+    case clear = 0
+    /// The personal data sealed under a key derived from the contact's key (``CheckpointKeys``):
+    /// a byte of flags (bit 0 `isFavorite`, bit 1 a company follows), the company, the key id
+    /// (`UInt64`), then the sealed record (a varint length, then nonce ‖ ciphertext ‖ tag)
+    /// whose plaintext is the version 1 layout of the record after its id.
+    case sealed = 1
+    /// Data that came from sealed events but that no key could seal when written (flags and
+    /// company as `sealed`, nothing else): a checkpoint holding one is not used.
+    case withheld = 2
+  }
+
+  /// The associated data of a contact's sealed checkpoint record: a record moved to another
+  /// contact does not open.
+  private static func binding(_ id: ContactID) -> [UInt8] {
+    Array("replay checkpoint contact ".utf8) + Array(id.rawValue.utf8)
+  }
+
+  /// Writes the contacts (checkpoint version 2). A contact whose data came from sealed events
+  /// is written sealed under a key from `writer.keys` (``CheckpointKeys``), so destroying the
+  /// contact's key erases this copy too; erased or destroyed, only its id, company and
+  /// favourite flag are written.
   public func write(to writer: inout BinaryWriter) {
     writer.writeCount(table.count)
+    // A nonce a checkpoint: 8 random bytes, then the contact's position.
+    let noncePrefix = try? SecureRandom.bytes(count: 8)
     for (position, id) in table.keys.enumerated() {
-      let record = table.value(at: position)
       writer.writeString(id.rawValue)
-      writer.writeString(record.name)
-      var flags: UInt16 = favoriteFlags[position] ? 1 : 0
-      func flag(_ bit: UInt16, _ isPresent: Bool) {
-        if isPresent { flags |= 1 << bit }
+      let keyID = sealingKeys[position]
+      guard keyID != 0, !writer.writesPersonalDataInClear else {
+        writer.writeInteger(StoredKind.clear.rawValue)
+        Self.writeRecord(table.value(at: position), favorite: favoriteFlags[position], to: &writer)
+        continue
       }
-      flag(1, record.companyName != nil)
-      flag(2, record.smallImageURL != nil)
-      flag(3, record.largeImageURL != nil)
-      flag(4, record.emailAddress != nil)
-      flag(5, record.phone.work != nil)
-      flag(6, record.phone.home != nil)
-      flag(7, record.phone.mobile != nil)
-      flag(8, record.address.street != nil)
-      flag(9, record.address.city != nil)
-      flag(10, record.address.state != nil)
-      flag(11, record.address.country != nil)
-      flag(12, record.address.zipCode != nil)
-      flag(13, record.birthdate != nil)
-      writer.writeInteger(flags)
-      func text(_ value: String?) {
-        if let value { writer.writeString(value) }
+      // A record loaded sealed and never read is copied as it is.
+      if let (bytes, offset) = table.storedBytes(at: position), bytes[offset] == 1,
+        let end = try? Self.endOfSealedRecord(in: bytes, at: offset)
+      {
+        writer.writeInteger(StoredKind.sealed.rawValue)
+        var flags = bytes[offset + 1]
+        flags = (flags & ~1) | (favoriteFlags[position] ? 1 : 0)
+        writer.writeInteger(flags)
+        writer.writeBytes(bytes[(offset + 2)..<end])
+        continue
       }
-      text(record.companyName)
-      text(record.smallImageURL)
-      text(record.largeImageURL)
-      text(record.emailAddress)
-      text(record.phone.work)
-      text(record.phone.home)
-      text(record.phone.mobile)
-      text(record.address.street)
-      text(record.address.city)
-      text(record.address.state)
-      text(record.address.country)
-      text(record.address.zipCode)
-      if let birthdate = record.birthdate {
-        writer.writeInteger(UInt16(birthdate.year))
-        writer.writeInteger(UInt8(birthdate.month))
-        writer.writeInteger(UInt8(birthdate.day))
+      let record = table.value(at: position)
+      let lookup = writer.keys?.checkpointKey(keyID, contact: id) ?? .unavailable
+      switch lookup {
+      case .erased:
+        writer.writeInteger(StoredKind.clear.rawValue)
+        Self.writeRecord(record.erased, favorite: favoriteFlags[position], to: &writer)
+      case .unavailable:
+        Self.writeWithheld(record, favorite: favoriteFlags[position], to: &writer)
+      case .key(let key):
+        var plaintext = BinaryWriter(capacity: 256)
+        Self.writeRecord(record, favorite: false, to: &plaintext)
+        var nonceBytes = noncePrefix ?? []
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: position).littleEndian) {
+          nonceBytes += $0
+        }
+        guard noncePrefix != nil, let nonce = try? ChaCha20Poly1305.Nonce(bytes: nonceBytes),
+          let sealed = try? ChaCha20Poly1305.seal(
+            plaintext.bytes, key: key, nonce: nonce, associatedData: Self.binding(id))
+        else {
+          Self.writeWithheld(record, favorite: favoriteFlags[position], to: &writer)
+          continue
+        }
+        writer.writeInteger(StoredKind.sealed.rawValue)
+        writer.writeInteger(UInt8(favoriteFlags[position] ? 1 : 0) | (record.companyName != nil ? 2 : 0))
+        if let company = record.companyName { writer.writeString(company) }
+        writer.writeInteger(keyID)
+        writer.writeCount(nonceBytes.count + sealed.count)
+        writer.writeBytes(nonceBytes)
+        writer.writeBytes(sealed)
       }
+    }
+  }
+
+  private static func writeWithheld(
+    _ record: ContactRecord, favorite: Bool, to writer: inout BinaryWriter
+  ) {
+    writer.writeInteger(StoredKind.withheld.rawValue)
+    writer.writeInteger(UInt8(favorite ? 1 : 0) | (record.companyName != nil ? 2 : 0))
+    if let company = record.companyName { writer.writeString(company) }
+  }
+
+  /// Where the sealed record stored at `offset` (at its kind byte) ends.
+  private static func endOfSealedRecord(
+    in bytes: [UInt8], at offset: Int
+  ) throws(ProjectionsError) -> Int {
+    var reader = BinaryReader(bytes, range: offset..<bytes.count)
+    _ = try reader.readInteger(UInt8.self, "a contact's kind")
+    let flags = try reader.readInteger(UInt8.self, "a contact's flags")
+    if flags & 2 != 0 { _ = try reader.skipString("a contact's company") }
+    _ = try reader.readInteger(UInt64.self, "a contact's key id")
+    let count = try reader.readCount("a sealed contact's length", minimumSize: 1)
+    _ = try reader.readBytes(count: count, "a sealed contact")
+    return reader.offset
+  }
+
+  /// The version 1 layout of a record after its id: name, flags, the fields present.
+  private static func writeRecord(
+    _ record: ContactRecord, favorite: Bool, to writer: inout BinaryWriter
+  ) {
+    writer.writeString(record.name)
+    var flags: UInt16 = favorite ? 1 : 0
+    func flag(_ bit: UInt16, _ isPresent: Bool) {
+      if isPresent { flags |= 1 << bit }
+    }
+    flag(1, record.companyName != nil)
+    flag(2, record.smallImageURL != nil)
+    flag(3, record.largeImageURL != nil)
+    flag(4, record.emailAddress != nil)
+    flag(5, record.phone.work != nil)
+    flag(6, record.phone.home != nil)
+    flag(7, record.phone.mobile != nil)
+    flag(8, record.address.street != nil)
+    flag(9, record.address.city != nil)
+    flag(10, record.address.state != nil)
+    flag(11, record.address.country != nil)
+    flag(12, record.address.zipCode != nil)
+    flag(13, record.birthdate != nil)
+    writer.writeInteger(flags)
+    func text(_ value: String?) {
+      if let value { writer.writeString(value) }
+    }
+    text(record.companyName)
+    text(record.smallImageURL)
+    text(record.largeImageURL)
+    text(record.emailAddress)
+    text(record.phone.work)
+    text(record.phone.home)
+    text(record.phone.mobile)
+    text(record.address.street)
+    text(record.address.city)
+    text(record.address.state)
+    text(record.address.country)
+    text(record.address.zipCode)
+    if let birthdate = record.birthdate {
+      writer.writeInteger(UInt16(birthdate.year))
+      writer.writeInteger(UInt8(birthdate.month))
+      writer.writeInteger(UInt8(birthdate.day))
     }
   }
 
   /// Loads the contacts with each record left in the checkpoint's bytes until it is used (see
   /// `EntityTable`): every byte is checked here, as a full decode would, but only the ids
-  /// become `String`s.
+  /// become `String`s. A sealed record's key is looked up here (an erased one loads as erased;
+  /// one the store cannot give makes the checkpoint unusable) and its record opened when used.
   public init(from reader: inout BinaryReader) throws(ProjectionsError) {
     let count = try reader.readCount("the number of contacts", minimumSize: 4)
     table = EntityTable(minimumCapacity: count)
     favoriteFlags.reserveCapacity(count)
+    sealingKeys.reserveCapacity(count)
+    let keys = reader.keys
     // The checkpoint's bytes are shared, not copied: the models loaded from one checkpoint
     // keep that one buffer alive between them.
     table.beginStored(bytes: reader.bytes) { id, reader throws(ProjectionsError) in
-      var record: ContactRecord? = ContactRecord(id: id, name: "")
-      _ = try Self.readRecord(id: id, from: &reader, into: &record)
-      return record ?? ContactRecord(id: id, name: "")
+      try Self.readStored(id: id, from: &reader, keys: keys)
     }
     // One value stands in for every stored record (it is never shown).
     var placeholder: ContactRecord?
@@ -299,15 +412,101 @@ public struct ContactList: ReadModel {
       let start = reader.offset
       let id = try reader.readIdentifier(ContactID.init, "a contact id")
       let recordStart = reader.offset
-      let isFavorite = try Self.readRecord(id: id, from: &reader, into: &skipped)
-      let stand = placeholder ?? ContactRecord(id: id, name: "")
-      placeholder = stand
-      guard table.appendStored(id, placeholder: stand, offset: recordStart) else {
+      let kindOffset = reader.offset
+      let kindByte = try reader.readInteger(UInt8.self, "a contact's kind")
+      guard let kind = StoredKind(rawValue: kindByte) else {
         throw reader.invalid(
-          "a contact id", expected: "each id once", found: "'\(id)' again", at: start)
+          "contact '\(id)' kind", expected: "0 (clear), 1 (sealed) or 2 (withheld)",
+          found: String(kindByte), at: kindOffset)
+      }
+      let isFavorite: Bool
+      var keyID: UInt64 = 0
+      var erasedRecord: ContactRecord?
+      switch kind {
+      case .clear:
+        isFavorite = try Self.readRecord(id: id, from: &reader, into: &skipped)
+      case .withheld:
+        throw reader.invalid(
+          "contact '\(id)'", expected: "its personal data, sealed",
+          found: "it withheld (no key could seal it when the checkpoint was written)",
+          at: kindOffset)
+      case .sealed:
+        let flagsOffset = reader.offset
+        let flags = try reader.readInteger(UInt8.self, "a contact's flags")
+        guard flags >> 2 == 0 else {
+          throw reader.invalid(
+            "contact '\(id)' flags", expected: "bits 0-1 only", found: String(flags),
+            at: flagsOffset)
+        }
+        isFavorite = flags & 1 != 0
+        let company = flags & 2 != 0 ? try reader.readString("a contact's company") : nil
+        keyID = try reader.readInteger(UInt64.self, "a contact's key id")
+        let sealedOffset = reader.offset
+        let length = try reader.readCount("a sealed contact's length", minimumSize: 1)
+        let minimum = ChaCha20Poly1305.Nonce.byteCount + ChaCha20Poly1305.tagByteCount
+        guard length >= minimum else {
+          throw reader.invalid(
+            "contact '\(id)' sealed record", expected: "at least \(minimum) bytes",
+            found: "\(length)", at: sealedOffset)
+        }
+        _ = try reader.readBytes(count: length, "a sealed contact")
+        switch keys?.checkpointKey(keyID, contact: id) ?? .unavailable {
+        case .key: break
+        case .erased:
+          erasedRecord = ContactRecord(id: id, name: ContactRecord.erasedName, companyName: company)
+        case .unavailable:
+          throw reader.invalid(
+            "contact '\(id)' sealed record", expected: "a key to open it",
+            found: "none for key \(String(keyID, radix: 16))",
+            at: sealedOffset)
+        }
+      }
+      if let erasedRecord {
+        guard table.appendDecoded(id, erasedRecord) else {
+          throw reader.invalid(
+            "a contact id", expected: "each id once", found: "'\(id)' again", at: start)
+        }
+        keyID = 0
+      } else {
+        let stand = placeholder ?? ContactRecord(id: id, name: "")
+        placeholder = stand
+        guard table.appendStored(id, placeholder: stand, offset: recordStart) else {
+          throw reader.invalid(
+            "a contact id", expected: "each id once", found: "'\(id)' again", at: start)
+        }
       }
       favoriteFlags.append(isFavorite)
+      sealingKeys.append(keyID)
     }
+  }
+
+  /// Reads a stored contact after its id (at its kind byte): a clear record as it is, a
+  /// sealed one opened with `keys`, or, its key destroyed since (or not opening), erased.
+  private static func readStored(
+    id: ContactID, from reader: inout BinaryReader, keys: (any CheckpointKeys)?
+  ) throws(ProjectionsError) -> ContactRecord {
+    let kind = try reader.readInteger(UInt8.self, "a contact's kind")
+    var record: ContactRecord? = ContactRecord(id: id, name: "")
+    guard kind == StoredKind.sealed.rawValue else {
+      _ = try readRecord(id: id, from: &reader, into: &record)
+      return record ?? ContactRecord(id: id, name: "")
+    }
+    let flags = try reader.readInteger(UInt8.self, "a contact's flags")
+    let company = flags & 2 != 0 ? try reader.readString("a contact's company") : nil
+    let erased = ContactRecord(id: id, name: ContactRecord.erasedName, companyName: company)
+    let keyID = try reader.readInteger(UInt64.self, "a contact's key id")
+    let length = try reader.readCount("a sealed contact's length", minimumSize: 1)
+    let bytes = try reader.readBytes(count: length, "a sealed contact")
+    guard case .key(let key) = keys?.checkpointKey(keyID, contact: id) ?? .unavailable,
+      let nonce = try? ChaCha20Poly1305.Nonce(
+        bytes: bytes.prefix(ChaCha20Poly1305.Nonce.byteCount)),
+      let plaintext = try? ChaCha20Poly1305.open(
+        bytes.dropFirst(ChaCha20Poly1305.Nonce.byteCount), key: key, nonce: nonce,
+        associatedData: binding(id))
+    else { return erased }
+    var inner = BinaryReader(plaintext)
+    _ = try readRecord(id: id, from: &inner, into: &record)
+    return record ?? erased
   }
 
   /// Reads one contact after its id into `record` (`isFavorite` left false: the flag is

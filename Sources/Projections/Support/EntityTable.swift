@@ -161,6 +161,14 @@ struct EntityTable<Key: UTF8Identifier & Sendable, Value: Sendable & Equatable>:
     return true
   }
 
+  /// The checkpoint bytes and offset the value at `position` is still stored at, or `nil`
+  /// once the table's array holds it: a model writing a checkpoint again may copy what it
+  /// loaded, unread.
+  func storedBytes(at position: Int) -> (bytes: [UInt8], offset: Int)? {
+    guard let stored, stored.offsets[position] >= 0 else { return nil }
+    return (stored.bytes, stored.offsets[position])
+  }
+
   static func == (lhs: Self, rhs: Self) -> Bool {
     guard lhs.count == rhs.count else { return false }
     for (position, key) in lhs.keys.enumerated() where rhs[key] != lhs.value(at: position) {

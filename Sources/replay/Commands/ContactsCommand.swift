@@ -50,6 +50,10 @@ enum ContactsCommand {
         writer.integer(erasure.destroyedKeyCount)
         writer.key("removedCheckpoints")
         writer.integer(erasure.removedCheckpointCount)
+        writer.key("checkpointsNotRemoved")
+        writer.beginArray()
+        for path in erasure.checkpointsNotRemoved { writer.string(path) }
+        writer.endArray()
         writer.key("noChangeReason")
         if let reason = erasure.noChangeReason { writer.string(reason) } else { writer.null() }
         writer.endObject()
@@ -66,6 +70,11 @@ enum ContactsCommand {
       if erasure.destroyedKeyCount > 0 {
         invocation.terminal.write(
           "destroyed \(erasure.destroyedKeyCount) key\(erasure.destroyedKeyCount == 1 ? "" : "s") in \(KeyStore.path(forLog: log.path)); removed \(erasure.removedCheckpointCount) checkpoint\(erasure.removedCheckpointCount == 1 ? "" : "s")\n"
+        )
+      }
+      if !erasure.checkpointsNotRemoved.isEmpty {
+        invocation.terminal.write(
+          "could not remove \(erasure.checkpointsNotRemoved.count) checkpoint file\(erasure.checkpointsNotRemoved.count == 1 ? "" : "s") (\(erasure.checkpointsNotRemoved.joined(separator: ", "))): each holds the contact sealed under its destroyed key and shows it as erased; remove them when the folder is writable\n"
         )
       }
       return .success
