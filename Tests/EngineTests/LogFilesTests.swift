@@ -122,7 +122,8 @@ private func logWithSidecars(in directory: String) throws -> String {
       do throws(ExportError) {
         try LogFiles(logPath: log).refuseAsOutput(log + ".keys")
       } catch {
-        #expect(error == .fileOfLog(path: log + ".keys", role: .keyStore, log: log, option: "--output"))
+        #expect(
+          error == .fileOfLog(path: log + ".keys", role: .keyStore, log: log, option: "--output"))
         #expect(
           error.description
             == "'\(log).keys' is the key store of log '\(log)'; choose another --output")

@@ -25,8 +25,10 @@ import Testing
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"
       let added = try ReplayProcess.run(
-        ["locations", "add", "--name", "Lima", "--latitude", "-12.05", "--longitude", "-77.04",
-         "--log", log])
+        [
+          "locations", "add", "--name", "Lima", "--latitude", "-12.05", "--longitude", "-77.04",
+          "--log", log,
+        ])
       #expect(added.status == 0, "\(added.error)")
       let new = directory + "/new.jsonl"
       let result = try ReplayProcess.run(

@@ -55,7 +55,10 @@ private func snapshot(_ directory: String) throws -> [String: [UInt8]] {
     ("keys-hard-link.json", "the key store of log '{log}'"),
     ("sample.jsonl.index", "the index of log '{log}'"),
     ("sample.jsonl.checkpoints", "the checkpoints folder of log '{log}'"),
-    ("sample.jsonl.checkpoints/seq-000000000050.ckpt", "a file in the checkpoints folder of log '{log}'"),
+    (
+      "sample.jsonl.checkpoints/seq-000000000050.ckpt",
+      "a file in the checkpoints folder of log '{log}'"
+    ),
     ("sample.jsonl.checkpoints/every", "a file in the checkpoints folder of log '{log}'"),
     ("sample.jsonl.checkpoints/new.html", "a file in the checkpoints folder of log '{log}'"),
     ("sample.jsonl.quarantine", "the quarantine folder of log '{log}'"),
