@@ -42,24 +42,34 @@ public struct LogMigration: Sendable {
     public var keysCarriedOver = 0
     /// The seqs the read models were compared at.
     public var comparedAt: [Int64] = []
+
+    /// Whether the old log held personal data in clear: a contact payload it had not sealed.
+    public var sourceHeldPersonalDataInClear: Bool { sealedCount > 0 }
   }
 
   /// Writes the new log and its key store, then compares the two logs' read models.
   /// - Throws: `EngineError.fileNotFound` for a missing source; `ExportError.cannotCreateOutput`
-  ///   when the output or its key store exists; `EngineError.invalidEvent` when the comparison
-  ///   finds a difference (the output is then removed); `.keyStore`, `.corruptLine`, `.io` as
-  ///   reading and writing do.
+  ///   when the output or its key store exists; `ExportError.fileOfLog` when a file of the new
+  ///   log (the log, its key store, index, folders, temporary file) is a file of the old one,
+  ///   or the other way round; `EngineError.invalidEvent` when the comparison finds a
+  ///   difference (the output is then removed); `.keyStore`, `.corruptLine`, `.io` as reading
+  ///   and writing do.
   public func run() throws -> Summary {
     guard FileManager.default.fileExists(atPath: source) else {
       throw EngineError.fileNotFound(path: source)
     }
+    let temporary = output + ".migrating-\(getpid())"
+    // The two logs share no file: the new one's key store or index written over the old
+    // log's files would lose its keys or its events.
+    var outputFiles = LogFiles(logPath: output)
+    outputFiles.temporaryPaths = [temporary]
+    try LogFiles(logPath: source).refuseSharingFiles(with: outputFiles)
     let outputKeys = KeyStore.path(forLog: output)
     for path in [output, outputKeys] where FileManager.default.fileExists(atPath: path) {
       throw ExportError.cannotCreateOutput(
         path: path, reason: "it exists; migrate writes a new log, choose another --output")
     }
     var summary = Summary()
-    let temporary = output + ".migrating-\(getpid())"
     do {
       summary = try write(to: temporary)
       let file = try FileDescriptor.open(temporary, .appendCreating)

@@ -24,20 +24,17 @@ public enum AtomicFile {
   /// - Parameters:
   ///   - bytes: the file's whole content.
   ///   - path: the destination.
-  ///   - protected: a file that must not be replaced (the event log being exported): when
-  ///     `path` names it, nothing is written.
-  /// - Throws: `ExportError.cannotCreateOutput` with the system's reason.
+  ///   - protected: the event log being exported or reported: when `path` names any file of
+  ///     it (`LogFiles`: the log, its key store, index, checkpoints, quarantine or temporary
+  ///     files, through links too), nothing is written.
+  /// - Throws: `ExportError.fileOfLog` for a file of the protected log;
+  ///   `ExportError.cannotCreateOutput` with the system's reason.
   public static func write(
     _ bytes: [UInt8], to path: String, protecting protected: String? = nil
   ) throws(ExportError) {
+    if let protected { try LogFiles(logPath: protected).refuseAsOutput(path) }
     let path = resolvingSymbolicLinks(path)
     let existing = FileDescriptor.status(atPath: path)
-    if let protected, let existing, let log = FileDescriptor.status(atPath: protected),
-      existing.device == log.device, existing.inode == log.inode
-    {
-      throw .cannotCreateOutput(
-        path: path, reason: "it is the event log itself; choose another file")
-    }
     if let kind = existing?.kind, kind != .regular {
       if kind == .directory {
         throw .cannotCreateOutput(path: path, reason: systemErrorMessage(EISDIR))

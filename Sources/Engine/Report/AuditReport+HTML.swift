@@ -1,4 +1,5 @@
 import Events
+import Foundation
 import Projections
 
 extension AuditReport {
@@ -7,14 +8,20 @@ extension AuditReport {
   ///
   /// Parts carry ids and `data-` counts that checks can read (`#timeline[data-events]`,
   /// `#contacts[data-count]`, `#map[data-locations]`, …).
+  ///
+  /// - Note: the Content-Security-Policy allows the page's one `<style>` and one `<script>`
+  ///   by the SHA-256 of their exact text (`contentSecurityPolicy`), and nothing inline
+  ///   besides: no `style` attribute, no event handler attribute, no other script.
   public func html() -> String {
     var page = HTMLText()
     page.raw(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        + "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-        + "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">")
-    page.element("title", "", "replay report: \(Self.fileName(logPath)) at seq \(pointSequence)")
+        + "<meta http-equiv=\"Content-Security-Policy\" content=\""
+        + Self.contentSecurityPolicy(script: Self.script, styleSheet: Self.styleSheet) + "\">")
+    page.raw(
+      "<title>replay report: " + HTMLText.isolatedPlainText(Self.fileName(logPath))
+        + " at seq \(pointSequence)</title>")
     page.raw("<style>" + Self.styleSheet + "</style></head><body>\n")
     header(&page)
     page.raw("<main>\n")
@@ -26,11 +33,24 @@ extension AuditReport {
     screensSection(&page, locations: locations)
     mapSection(&page, locations: locations)
     page.raw("</main>\n<footer><p>Written by <code>replay report</code> from ")
-    page.text(logPath)
+    page.isolated(logPath)
     page.raw(
       " and its sidecars only. Everything on this page is in this one file: it fetches nothing."
         + "</p></footer>\n<script>" + Self.script + "</script>\n</body></html>\n")
     return page.html
+  }
+
+  /// The page's Content-Security-Policy: nothing loaded from anywhere, images only from
+  /// `data:`, and the one inline style sheet and script allowed by their hashes
+  /// (`'sha256-<base64>'` of their exact UTF-8 text between the tags), never `'unsafe-inline'`.
+  static func contentSecurityPolicy(script: String, styleSheet: String) -> String {
+    "default-src 'none'; style-src \(hashSource(styleSheet)); script-src \(hashSource(script)); "
+      + "img-src data:"
+  }
+
+  /// A CSP hash source for an inline element's text: `'sha256-<base64 of its SHA-256>'`.
+  static func hashSource(_ text: String) -> String {
+    "'sha256-" + Data(SHA256.hash(Array(text.utf8))).base64EncodedString() + "'"
   }
 
   /// The last path component.
@@ -39,9 +59,9 @@ extension AuditReport {
   }
 
   private func header(_ page: inout HTMLText) {
-    page.raw("<header><h1>Audit report <span class=\"log\">")
-    page.text(Self.fileName(logPath))
-    page.raw("</span></h1><p class=\"point\">")
+    page.raw("<header><h1>Audit report ")
+    page.userElement("span", "class=\"log\"", Self.fileName(logPath))
+    page.raw("</h1><p class=\"point\">")
     var point = "Read models at "
     switch request.point {
     case .end: point += "the end of the log, seq \(pointSequence)"
@@ -100,7 +120,10 @@ extension AuditReport {
     } else {
       page.raw("<dd class=\"bad\"><ul>")
       for entry in integrity.quarantined {
-        page.element("li", "", "\(entry.path) (\(HTMLText.count(Int(entry.byteCount))) bytes)")
+        page.raw("<li>")
+        page.isolated(entry.path)
+        page.text(" (\(HTMLText.count(Int(entry.byteCount))) bytes)")
+        page.raw("</li>")
       }
       page.raw("</ul></dd>")
     }
@@ -219,8 +242,9 @@ extension AuditReport {
       page.raw("</text>")
     }
     page.raw("</svg></div><figcaption class=\"legend\">")
-    for style in Self.domainStyles {
-      page.raw("<span><i style=\"background:\(style.color)\"></i>")
+    // Classes, not `style` attributes: the page's policy allows its one style sheet only.
+    for (domain, style) in Self.domainStyles.enumerated() {
+      page.raw("<span><i class=\"domain\(domain)\"></i>")
       page.text(style.name)
       page.raw("</span> ")
     }
@@ -234,9 +258,9 @@ extension AuditReport {
     page.text(title)
     page.raw("</caption><thead><tr><th>Name</th><th class=\"n\">Events</th></tr></thead><tbody>")
     for row in rows {
-      page.raw("<tr><td>")
-      page.text(row.name)
-      page.raw("</td><td class=\"n\">\(HTMLText.count(row.count))</td></tr>")
+      page.raw("<tr>")
+      page.userElement("td", "", row.name)
+      page.raw("<td class=\"n\">\(HTMLText.count(row.count))</td></tr>")
     }
     page.raw("</tbody></table>")
     if total > rows.count {
@@ -266,7 +290,7 @@ extension AuditReport {
     for history in changes {
       let stream = history.stream
       page.raw("<details class=\"entity\" open><summary>")
-      page.element("strong", "", stream.name)
+      page.userElement("strong", "", stream.name)
       page.text(
         " — \(stream.modelName), \(history.events.count) "
           + "event\(history.events.count == 1 ? "" : "s") shown")
@@ -275,22 +299,28 @@ extension AuditReport {
         page.raw("<li><p class=\"headline\"><span class=\"seq\">seq \(event.sequence)</span> ")
         page.element("time", "", event.timestamp.description)
         page.raw(" ")
-        page.element("span", "class=\"type\"", event.type)
+        page.userElement("span", "class=\"type\"", event.type)
         if let actor = event.metadata.actor {
           page.raw(" by ")
-          page.element("span", "class=\"actor\"", actor)
+          page.userElement("span", "class=\"actor\"", actor)
         }
         if let reason = event.metadata.reason {
           page.raw(" — ")
-          page.element("q", "", reason)
+          page.userElement("q", "", reason)
         }
         if let source = event.source {
-          page.raw(" ")
-          page.element("span", "class=\"source\"", "(imported from \(source))")
+          page.raw(" <span class=\"source\">(imported from ")
+          page.isolated(source)
+          page.raw(")</span>")
         }
         page.raw("</p><ul class=\"fields\">")
         if event.isCreation, let after = event.after {
-          for field in after.fields { page.element("li", "", ChangeText.field(field)) }
+          for field in after.fields {
+            page.raw("<li>")
+            page.text(field.name + ": ")
+            page.isolated(ChangeText.value(field.value))
+            page.raw("</li>")
+          }
         } else {
           let fieldChanges = event.changes
           if event.type == ContactErased.eventType {
@@ -301,7 +331,9 @@ extension AuditReport {
             page.element("li", "class=\"note\"", "(no change)")
           }
           for change in fieldChanges {
-            page.element("li", "", ChangeText.change(change, model: stream.modelName))
+            page.raw("<li>")
+            Self.fieldChange(&page, change, model: stream.modelName)
+            page.raw("</li>")
           }
         }
         page.raw("</ul></li>")
@@ -309,6 +341,22 @@ extension AuditReport {
       page.raw("</ol></details>\n")
     }
     page.raw("</section>\n")
+  }
+
+  /// `name: before → after` as `ChangeText.change` words it, each value isolated for
+  /// bidirectional text (a list field's changed part as one).
+  static func fieldChange(
+    _ page: inout HTMLText, _ change: EntryDiff.FieldDifference, model: String
+  ) {
+    let prefix = change.name + ": "
+    page.text(prefix)
+    if ChangeText.listFields[model]?.contains(change.name) == true {
+      page.isolated(String(ChangeText.change(change, model: model).dropFirst(prefix.count)))
+      return
+    }
+    page.isolated(ChangeText.value(change.before))
+    page.text(" → ")
+    page.isolated(ChangeText.value(change.after))
   }
 
   /// Un-hides the filter and hides the entities whose text does not contain what is typed.
@@ -362,4 +410,8 @@ extension AuditReport {
     @media (max-width:500px){body{font-size:14px}dl.facts{grid-template-columns:1fr}\
     dl.facts dd{margin-bottom:6px}.screen{max-height:none}}
     """
+    + domainStyles.enumerated().map {
+      ".legend i.domain\($0.offset){background:\($0.element.color)}"
+    }
+    .joined()
 }

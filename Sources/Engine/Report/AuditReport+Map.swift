@@ -57,7 +57,10 @@ extension AuditReport {
         page.raw(
           "<line class=\"link\" x1=\"\(HTMLText.number(from.x))\" y1=\"\(HTMLText.number(from.y))\" "
             + "x2=\"\(HTMLText.number(to.x))\" y2=\"\(HTMLText.number(to.y))\"><title>")
-        page.text("\(entry.location.name) → \(neighbor.name): \(neighbor.distanceText) mi")
+        page.raw(
+          HTMLText.isolatedPlainText(entry.location.name) + " → "
+            + HTMLText.isolatedPlainText(neighbor.name) + ": "
+            + HTMLText.escaped(neighbor.distanceText) + " mi")
         page.raw("</title></line>")
       }
     }
@@ -67,7 +70,9 @@ extension AuditReport {
       page.raw(
         "<circle class=\"pt\" cx=\"\(HTMLText.number(point.x))\" cy=\"\(HTMLText.number(point.y))\" "
           + "r=\"\(plotted.count > 500 ? "1.6" : "3")\"><title>")
-      page.text("\(entry.location.name) (\(entry.location.coordinate))")
+      page.raw(
+        HTMLText.isolatedPlainText(entry.location.name) + " "
+          + HTMLText.escaped("(\(entry.location.coordinate))"))
       page.raw("</title></circle>")
     }
     page.raw("</g>")
@@ -79,8 +84,7 @@ extension AuditReport {
         page.raw(
           "<text class=\"label\" x=\"\(HTMLText.number(point.x + 5))\" "
             + "y=\"\(HTMLText.number(point.y - 4))\">")
-        page.text(entry.location.name)
-        page.raw("</text>")
+        page.raw(HTMLText.isolatedPlainText(entry.location.name) + "</text>")
       }
       page.raw("</g>")
     }

@@ -1,4 +1,5 @@
 import Events
+import Foundation
 import Projections
 
 extension AuditReport {
@@ -46,11 +47,16 @@ extension AuditReport {
         if row.isFavorite {
           page.raw("<span class=\"star\" title=\"favourite\" aria-label=\"favourite\">★</span> ")
         }
-        page.element("strong", "class=\"name\"", row.name)
+        page.userElement("strong", "class=\"name\"", row.name)
         // The detail screen's first rows: the company, then the e-mail address or a phone.
         let detail = row.detail.prefix(2).map(\.value).filter { !$0.isEmpty }
         if !detail.isEmpty {
-          page.element("div", "class=\"sub\"", detail.joined(separator: " · "))
+          page.raw("<div class=\"sub\">")
+          for (index, value) in detail.enumerated() {
+            if index > 0 { page.raw(" · ") }
+            page.isolated(value)
+          }
+          page.raw("</div>")
         }
         page.raw("</div></li>")
       }
@@ -73,7 +79,7 @@ extension AuditReport {
     let shown = states.prefix(request.limits.rowsPerScreen)
     for state in shown {
       page.raw("<li><div>")
-      page.element("strong", "class=\"name\"", state.name.description)
+      page.userElement("strong", "class=\"name\"", state.name.description)
       let codes = state.zipCodes.prefix(12).map(\.description)
       var list = codes.joined(separator: " ")
       if state.zipCodes.count > codes.count {
@@ -98,7 +104,7 @@ extension AuditReport {
       page.raw("<li>")
       page.raw(Self.classificationIcon(row.classification))
       page.raw("<div>")
-      page.element("strong", "class=\"name\"", row.title)
+      page.userElement("strong", "class=\"name\"", row.title)
       page.element("div", "class=\"sub\"", row.dateText)
       page.raw("</div></li>")
     }
@@ -121,22 +127,34 @@ extension AuditReport {
     let shown = animals.prefix(request.limits.rowsPerScreen)
     for animal in shown {
       page.raw("<li>")
+      var unlinked: String?
       switch animal.picture {
       case .local(let path):
-        page.raw("<span class=\"pic\" title=\"")
-        page.text("picture on the device: \(path)")
-        page.raw("\">local<br>picture</span>")
+        page.raw(
+          "<span class=\"pic\" title=\"picture on the device: "
+            + HTMLText.isolatedPlainText(path) + "\">local<br>picture</span>")
       case .remote(let url):
-        // Linked, never loaded: the page makes no request.
-        page.raw("<a class=\"pic\" href=\"")
-        page.text(url)
-        page.raw("\" title=\"picture on the web (not loaded)\">web<br>picture</a>")
+        if let link = Self.webLink(url) {
+          // Linked, never loaded: the page makes no request.
+          page.raw("<a class=\"pic\" href=\"")
+          page.text(link)
+          page.raw("\" title=\"picture on the web (not loaded)\">web<br>picture</a>")
+        } else {
+          // Any other scheme (`javascript:`, `data:`, …) is never a link: shown as text.
+          page.raw("<span class=\"pic\">other<br>picture</span>")
+          unlinked = url
+        }
       case .none:
         page.raw("<span class=\"pic\">no<br>picture</span>")
       }
       page.raw("<div>")
-      page.element("strong", "class=\"name\"", animal.displayName)
-      page.element("div", "class=\"sub\"", animal.location)
+      page.userElement("strong", "class=\"name\"", animal.displayName)
+      page.userElement("div", "class=\"sub\"", animal.location)
+      if let unlinked {
+        page.raw("<div class=\"sub\">picture address, not linked: ")
+        page.isolated(unlinked)
+        page.raw("</div>")
+      }
       page.raw("</div></li>")
     }
     page.raw("</ul>")
@@ -151,17 +169,31 @@ extension AuditReport {
     let shown = listing.prefix(request.limits.rowsPerScreen)
     for entry in shown {
       page.raw("<li><div>")
-      page.element("strong", "class=\"name\"", entry.location.name)
+      page.userElement("strong", "class=\"name\"", entry.location.name)
       page.element("div", "class=\"sub\"", entry.location.coordinate.description)
-      let nearest = entry.nearest.map { "\($0.name) \($0.distanceText) mi" }
-      if !nearest.isEmpty {
-        page.element("div", "class=\"sub\"", "nearest: " + nearest.joined(separator: ", "))
+      if !entry.nearest.isEmpty {
+        page.raw("<div class=\"sub\">nearest: ")
+        for (index, neighbor) in entry.nearest.enumerated() {
+          if index > 0 { page.raw(", ") }
+          page.isolated(neighbor.name)
+          page.text(" \(neighbor.distanceText) mi")
+        }
+        page.raw("</div>")
       }
       page.raw("</div></li>")
     }
     page.raw("</ul>")
     leftOut(&page, total: listing.count, shown: shown.count, noun: "locations")
     page.raw("</article>\n")
+  }
+
+  /// `url` trimmed of white space when it is an `http` or `https` address (the scheme in any
+  /// case), the only ones the page links to; `nil` for anything else.
+  static func webLink(_ url: String) -> String? {
+    let trimmed = url.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard let colon = trimmed.firstIndex(of: ":") else { return nil }
+    let scheme = trimmed[..<colon].lowercased()
+    return scheme == "http" || scheme == "https" ? trimmed : nil
   }
 
   /// Up to two initials of a name, for the contact's placeholder picture.

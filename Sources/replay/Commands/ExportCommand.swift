@@ -33,7 +33,10 @@ enum ExportCommand {
       --at <seq> exports the state after that event, --as-of <time> the state after every \
       event whose time is at or before it; by default, the end of the log. --output writes \
       the file atomically (a temporary file renamed over it; exit 73 if it cannot be \
-      written) and prints what it wrote; without it the export goes to standard output.
+      written) and prints what it wrote; without it the export goes to standard output. \
+      --output is never a file of the log: the log, <log>.keys, <log>.index, anything in \
+      <log>.checkpoints/ or <log>.quarantine/, or a writer's temporary file beside the log, \
+      through links too (exit 73, nothing written).
       """,
     arguments: [ReadModelArguments.model],
     options: [
@@ -88,6 +91,10 @@ enum ExportCommand {
       throw UsageError("Give either '--at <seq>' or '--as-of <time>', not both")
     }
     let point: ReplayPoint = at.map { .sequence($0) } ?? asOf.map { .instant($0) } ?? .end
+    // Refused before the replay: the log's own files are never an export's output.
+    if let output = invocation.value("--output") {
+      try LogFiles(logPath: invocation.logPath).refuseAsOutput(output)
+    }
     var replayer = invocation.replayer
     // An export may stop inside a multi-event write, as it always could.
     replayer.refusesSeqsInsideWrites = false
@@ -118,10 +125,11 @@ enum ExportCommand {
 }
 
 extension ExportError: CLIError {
-  /// An output that cannot be written is 73; a value the format cannot hold is bad data, 65.
+  /// An output that cannot be written, or that is a file of the log, is 73; a value the
+  /// format cannot hold is bad data, 65.
   var exitCode: ExitCode {
     switch self {
-    case .cannotCreateOutput: .cannotCreateOutput
+    case .cannotCreateOutput, .fileOfLog, .sharedFile: .cannotCreateOutput
     case .unrepresentable: .invalidInput
     }
   }

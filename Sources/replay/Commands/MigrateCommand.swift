@@ -28,6 +28,25 @@ enum MigrateCommand {
     ],
     run: run)
 
+  /// What is left in the old log, and what an erasure in the new one still needs: true for a
+  /// log in clear, a partly sealed one and one sealed already.
+  static func oldLogNote(_ summary: LogMigration.Summary, source: String) -> String {
+    if summary.sourceHeldPersonalDataInClear {
+      return
+        "the old log '\(source)' still holds the personal data in clear, with its checkpoints "
+        + "and index; deleting it (and its backups) is your step, and erasures are complete "
+        + "only then\n"
+    }
+    if summary.keysCarriedOver > 0 {
+      return
+        "the old log '\(source)' held no personal data in clear (it was sealed already), but "
+        + "its key store '\(KeyStore.path(forLog: source))' still holds the \(summary.keysCarriedOver) "
+        + "keys carried over: an erasure in the new log is complete only once the old log, its "
+        + "key store and checkpoints (and their backups) are deleted\n"
+    }
+    return "the old log '\(source)' held no personal data in clear\n"
+  }
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     guard invocation.flag("--encrypt-personal-data") else {
       throw UsageError(
@@ -51,9 +70,7 @@ enum MigrateCommand {
     text +=
       "compared every read model of the two logs at \(summary.comparedAt.count) points "
       + "(seq \(summary.comparedAt.map(String.init).joined(separator: ", "))): identical\n"
-    text +=
-      "the old log '\(source)' still holds the personal data in clear, with its checkpoints and "
-      + "index; deleting it (and its backups) is your step, and erasures are complete only then\n"
+    text += oldLogNote(summary, source: source)
     invocation.terminal.write(text)
     return .success
   }

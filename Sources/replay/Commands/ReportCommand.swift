@@ -25,7 +25,10 @@ enum ReportCommand {
       and the changes cover. Large logs are aggregated: the page says what it left out.
 
       --output is written atomically (a temporary file renamed over it) under the same rules \
-      as 'replay export --output'; exit 73 if it cannot be written. Nothing else is written.
+      as 'replay export --output'; exit 73 if it cannot be written, or if it is a file of the \
+      log (the log, <log>.keys, <log>.index, anything in <log>.checkpoints/ or \
+      <log>.quarantine/, a writer's temporary file; through links too). Nothing else is \
+      written.
       """,
     options: ReadOptions.point + [
       Option(
@@ -48,6 +51,8 @@ enum ReportCommand {
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let output = invocation.requiredValue("--output")
+    // Refused before the report is built: the log's own files are never its output.
+    try LogFiles(logPath: invocation.logPath).refuseAsOutput(output)
     let request = AuditReport.Request(
       point: try invocation.replayPoint(), from: try invocation.replayPoint("--from")?.bound,
       to: try invocation.replayPoint("--to")?.bound, verifies: invocation.flag("--verify"))

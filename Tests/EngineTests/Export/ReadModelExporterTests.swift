@@ -284,9 +284,19 @@ private struct StatesDocument: Decodable, Equatable {
       }
       #expect(
         error.description
-          == "cannot write '\(directory)/./sample.jsonl': it is the event log itself; choose another file"
+          == "'\(directory)/./sample.jsonl' is the event log '\(path)' itself; choose another --output"
       )
       #expect(try fileBytes(path) == original)
+      // Nor any other file of the log: its key store, through a hard link too.
+      let keys = try fileBytes(path + ".keys")
+      try FileManager.default.linkItem(atPath: path + ".keys", toPath: directory + "/keys.json")
+      for output in [path + ".keys", directory + "/keys.json"] {
+        #expect(
+          throws: ExportError.fileOfLog(
+            path: output, role: .keyStore, log: path, option: "--output")
+        ) { try AtomicFile.write([0x7B, 0x7D], to: output, protecting: path) }
+      }
+      #expect(try fileBytes(path + ".keys") == keys)
     }
   }
 }

@@ -203,7 +203,8 @@ private func report(
       #expect(contact.events.map(\.sequence) == [3])
       #expect(contact.events[0].changes.map(\.name) == ["isFavorite"])
       let html = report.html()
-      #expect(html.contains("isFavorite: false → true"))
+      // Each value isolated for bidirectional text.
+      #expect(html.contains("<li>isFavorite: <bdi>false</bdi> → <bdi>true</bdi></li>"))
     }
   }
 
@@ -235,7 +236,10 @@ private func report(
       #expect(html.contains(#"id="timeline" data-events="7" data-actors="2" data-streams="5""#))
       // Three locations, three nearest links each (k = 3 but only two others: two each).
       #expect(html.contains(#"data-links="6""#))
-      #expect(html.contains("Alpha → Bravo") || html.contains("Alpha → Charlie"))
+      // The names in the links' titles isolated (U+2068 … U+2069), a title being plain text.
+      #expect(
+        html.contains("\u{2068}Alpha\u{2069} → \u{2068}Bravo\u{2069}")
+          || html.contains("\u{2068}Alpha\u{2069} → \u{2068}Charlie\u{2069}"))
     }
   }
 

@@ -404,7 +404,7 @@ private struct StatesDocument: Decodable, Equatable {
       #expect(itself.status == 73)
       #expect(
         itself.error
-          == "Error: cannot write '\(log)': it is the event log itself; choose another file\n")
+          == "Error: '\(log)' is the event log '\(log)' itself; choose another --output\n")
       #expect(fileBytes(log) == original)
       #expect(
         try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [

@@ -81,6 +81,33 @@ import Testing
     }
   }
 
+  @Test func onlyWebAddressesOfPicturesAreLinks() throws {
+    try withTemporaryDirectory { directory in
+      let source = directory + "/zoo.json"
+      try Data(
+        #"""
+        {"result":{"results":[
+        {"_id":1,"A_Name_Ch":"水獺","A_Name_En":"Otter","A_Name_Latin":"Lutra lutra",
+         "A_Location":"溫帶動物區","A_Pic01_URL":"javascript:alert(73)//","A_Pic01_ALT":"x"},
+        {"_id":2,"A_Name_Ch":"企鵝","A_Name_En":"Penguin","A_Name_Latin":"Spheniscus demersus",
+         "A_Location":"企鵝館","A_Pic01_URL":" HTTPS://example.org/p.jpg ","A_Pic01_ALT":"y"}]}}
+        """#.utf8
+      ).write(to: URL(fileURLWithPath: source))
+      let log = directory + "/events.jsonl"
+      let imported = try ReplayProcess.run(["import", "zoo", source, "--log", log])
+      #expect(imported.status == 0, "\(imported.error)")
+      let output = directory + "/report.html"
+      let result = try ReplayProcess.run(["report", "--log", log, "--output", output])
+      #expect(result.status == 0, "\(result.error)")
+      let html = try String(contentsOfFile: output, encoding: .utf8)
+      #expect(!html.contains("href=\"javascript"))
+      #expect(html.contains("picture address, not linked: <bdi>javascript:alert(73)//</bdi>"))
+      #expect(html.contains(#"<a class="pic" href="HTTPS://example.org/p.jpg""#))
+      #expect(html.components(separatedBy: "<a class=\"pic\"").count == 2)
+      #expect(!html.contains("unsafe-inline"))
+    }
+  }
+
   @Test func aMissingLogIs66() throws {
     try withTemporaryDirectory { directory in
       let result = try ReplayProcess.run([
