@@ -1,5 +1,5 @@
 // The zoo vocabulary: animals imported from the Taipei Zoo open-data API, and animals inserted
-// by the user. Stream: `animal-<id>`, where the id is `zoo-<slug of the Latin name>` for
+// by the user. Stream: `animal-<id>`, where the id is `zoo-<slug of the name at its place>` for
 // imported animals (`zoo-<source _id>` in logs written before schema 2 of `AnimalImported`) and
 // `user-<n>` for inserted ones (`animal-zoo-ailuropoda-melanoleuca`, `animal-user-3`), so the
 // two never collide.
@@ -9,8 +9,9 @@ import Foundation
 /// An animal's id: `zoo-<slug>` for an animal imported from the open-data API, `user-<n>` for
 /// one inserted by the user (n chosen by the engine, never reused).
 ///
-/// An imported animal's slug is its Latin name, normalised (``imported(latinName:)``):
-/// `zoo-ailuropoda-melanoleuca`. Logs written before that rule name imported animals by the
+/// An imported animal's slug is its name at its place, normalised
+/// (``imported(latinName:chineseName:coordinate:occurrence:)``): `zoo-ailuropoda-melanoleuca`,
+/// `zoo-tomistoma-schlegelii-at-24-9946n-121-5903e`. Logs written before that rule name imported animals by the
 /// source's `_id` (`zoo-1`), a slug of digits; those ids stay valid and keep their animals.
 public struct AnimalID: Hashable, Sendable, Comparable, CustomStringConvertible {
   /// `zoo-<slug>` or `user-<n>`.
@@ -109,7 +110,7 @@ public struct AnimalID: Hashable, Sendable, Comparable, CustomStringConvertible 
   /// - occurrence, from 2 only: `-2` for the second record of a page with the same name and
   ///   place, and so on.
   ///
-  /// The name is shortened (at a `-` when it can) so that the slug keeps to 200 characters.
+  /// The name is cut short (a trailing `-` dropped) so that the slug keeps to 200 characters.
   /// Without a coordinate and at occurrence 1 the id is ``imported(latinName:)``'s, so logs
   /// written before this rule keep their animals.
   /// - Returns: `nil` when neither name holds a letter or a digit (the Chinese name) or a letter
@@ -273,7 +274,7 @@ extension MediaLink: PayloadComponent {
 public struct AnimalRecord: Sendable, Equatable, Hashable {
   /// The source's `_id`.
   public fileprivate(set) var sourceID: Int
-  /// The animal's id: `zoo-<slug of the Latin name>`, the identity that stays when the source
+  /// The animal's id: `zoo-<slug of the name at its place>`, the identity that stays when the source
   /// renumbers its rows (`_id` is a row number; the source's older and current pages give
   /// different animals the same `_id`). Records read from logs written before schema 2 keep
   /// `zoo-<_id>`.

@@ -257,7 +257,9 @@ import Testing
       """)
     #expect(parsed.animalRecords.map(\.sourceID) == [7, 6, 8, 9])
     #expect(
-      parsed.animalRecords.map(\.id.rawValue) == ["zoo-alpha", "zoo-zeta", "zoo-u4e19", "zoo-u4e01"])
+      parsed.animalRecords.map(\.id.rawValue) == [
+        "zoo-alpha", "zoo-zeta", "zoo-u4e19", "zoo-u4e01",
+      ])
     #expect(parsed.animalRecords[0].coordinate == nil)
     let six = parsed.animalRecords[1]
     #expect(six.pictures == [MediaLink(url: "", alternativeText: "a"), MediaLink(url: "b.jpg")])
