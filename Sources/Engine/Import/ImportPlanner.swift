@@ -93,6 +93,7 @@ public enum ImportPlanner {
     _ parsed: ParsedSource, histories: EventLog.StreamHistories, logPath: String,
     metadata: EventMetadata, includeErased: Bool = false, progress: ImportProgressHandler? = nil
   ) throws -> ImportPlan {
+    let parsed = try adoptingEarlierZooAnimals(parsed, histories: histories, logPath: logPath)
     var planning = Planning(
       parsed: parsed, histories: histories, logPath: logPath, metadata: metadata,
       progress: progress)
@@ -108,8 +109,17 @@ public enum ImportPlanner {
     return planning.plan
   }
 
-  /// The streams `parsed`'s records decide on, each once, in source order.
+  /// The streams an import of `parsed` reads, each once: those its records decide on, in
+  /// source order, then (zoo) the animals of an earlier identity rule they may take up.
   public static func streams(of parsed: ParsedSource) -> [String] {
+    var seen: Set<StreamName> = []
+    let decided = recordStreams(of: parsed)
+    let earlier = parsed.kind == .zoo ? parsed.records.compactMap(earlierZooStream(of:)) : []
+    return (decided + earlier).filter { seen.insert(StreamName($0)).inserted }
+  }
+
+  /// The streams `parsed`'s records decide on, each once, in source order.
+  static func recordStreams(of parsed: ParsedSource) -> [String] {
     var seen: Set<StreamName> = []
     return parsed.records.map(\.command.streamName).filter { seen.insert(StreamName($0)).inserted }
   }
@@ -150,7 +160,7 @@ public enum ImportPlanner {
       // the parser has resolved repeats), a stream's plan is done with its record and goes
       // straight into the plan: no table of every stream's state and events is kept (about
       // 930 bytes a record, 90 MB of a 100 000-contact import's peak).
-      let streamsAreUnique = ImportPlanner.streams(of: parsed).count == parsed.records.count
+      let streamsAreUnique = ImportPlanner.recordStreams(of: parsed).count == parsed.records.count
       var streams: [StreamName: StreamPlan<D.State>] = [:]
       var order: [StreamName] = []
       if !streamsAreUnique {

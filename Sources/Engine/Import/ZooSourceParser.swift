@@ -8,7 +8,9 @@ import Events
 /// `a_longitude` / `a_latitude` (current). Keys match in any letter case, and byte-order marks
 /// inside a key are dropped (the old style's first key is `"\u{FEFF}A_Name_Ch"`).
 ///
-/// - `_id`: a whole number from 0 (or a string of digits); the animal's id is `zoo-<_id>`.
+/// - `_id`: a whole number from 0 (or a string of digits), kept as the record's `sourceID`.
+/// - The animal's id is its name at its place, with a counter for repeats in source order
+///   (`ZooRecordIdentities`); a record with neither a Latin nor a Chinese name is rejected.
 /// - Text is kept exactly as the source has it (`\r\n`, `########` dates, `?` for characters
 ///   the API could not encode); `null` is empty text, a number its digits.
 /// - Picture, PDF and voice slots (`A_Pic01_URL` / `A_Pic01_ALT` ...) become one link per slot
@@ -57,6 +59,7 @@ enum ZooSourceParser {
           + "\(total) animals from offset \(offset); import the other pages for the rest")
     }
     collector.expect(elements.count)
+    var identities = ZooRecordIdentities()
     for (offset, element) in elements.enumerated() {
       let index = offset + 1
       defer { collector.advanced(to: index) }
@@ -75,9 +78,12 @@ enum ZooSourceParser {
         collector.add(.animal(command), index: index, label: label)
         continue
       }
-      let (record, label) = read(&fields)
+      let (read, label) = read(&fields)
       collector.problems += fields.problems(label: label)
-      guard !fields.isRejected, let record else { continue }
+      guard !fields.isRejected, var record = read, let id = identities.id(for: record) else {
+        continue
+      }
+      record.id = id
       collector.add(
         .animal(.importAnimal(record, source: collector.sourceName)), index: index, label: label)
     }
@@ -154,17 +160,20 @@ enum ZooSourceParser {
     }
     record.coordinate = coordinate(
       longitude: coordinateParts["a_longitude"], latitude: coordinateParts["a_latitude"], &fields)
-    // An animal is its Latin name: `_id` is the table's row number, which the source reuses
-    // for other animals between versions (docs/READMODELS.md, "Zoo identity").
-    let latinMember = members.first(where: { $0.normalized == "a_name_latin" })
-    let id = AnimalID.imported(latinName: record.nameLatin)
+    // An animal is its name at its place: `_id` is the table's row number, which the source
+    // reuses for other animals between versions (docs/FORMAT.md, "An imported animal is its
+    // name at its place"). The repeat counter is the page's to give (`ZooRecordIdentities`).
+    let id = AnimalID.imported(
+      latinName: record.nameLatin, chineseName: record.nameChinese,
+      coordinate: record.coordinate)
     if let id {
       record.id = id
     } else {
+      let nameMember = members.first(where: { $0.normalized == "a_name_ch" })
       fields.report(
-        latinMember?.key ?? "A_Name_Latin", latinMember?.value,
-        "expected the animal's Latin name, which is its identity (the _id is a row number the "
-          + "source reuses)")
+        nameMember?.key ?? "A_Name_Ch", nameMember?.value,
+        "expected a Latin name (a_name_latin) or a Chinese name, which identify the animal "
+          + "(the _id is a row number the source reuses)")
     }
     let name = record.nameChinese.isEmpty ? record.nameEnglish : record.nameChinese
     let label = RecordLabel.joined(

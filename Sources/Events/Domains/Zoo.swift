@@ -1,5 +1,5 @@
 // The zoo vocabulary: animals imported from the Taipei Zoo open-data API, and animals inserted
-// by the user. Stream: `animal-<id>`, where the id is `zoo-<slug of the Latin name>` for
+// by the user. Stream: `animal-<id>`, where the id is `zoo-<slug of the name at its place>` for
 // imported animals (`zoo-<source _id>` in logs written before schema 2 of `AnimalImported`) and
 // `user-<n>` for inserted ones (`animal-zoo-ailuropoda-melanoleuca`, `animal-user-3`), so the
 // two never collide.
@@ -9,8 +9,9 @@ import Foundation
 /// An animal's id: `zoo-<slug>` for an animal imported from the open-data API, `user-<n>` for
 /// one inserted by the user (n chosen by the engine, never reused).
 ///
-/// An imported animal's slug is its Latin name, normalised (``imported(latinName:)``):
-/// `zoo-ailuropoda-melanoleuca`. Logs written before that rule name imported animals by the
+/// An imported animal's slug is its name at its place, normalised
+/// (``imported(latinName:chineseName:coordinate:occurrence:)``): `zoo-ailuropoda-melanoleuca`,
+/// `zoo-tomistoma-schlegelii-at-24-9946n-121-5903e`. Logs written before that rule name imported animals by the
 /// source's `_id` (`zoo-1`), a slug of digits; those ids stay valid and keep their animals.
 public struct AnimalID: Hashable, Sendable, Comparable, CustomStringConvertible {
   /// `zoo-<slug>` or `user-<n>`.
@@ -89,7 +90,61 @@ public struct AnimalID: Hashable, Sendable, Comparable, CustomStringConvertible 
   /// `nil` when nothing of it is a letter (a name of digits only would read as an `_id`), or
   /// when the slug would exceed 200 characters.
   public static func imported(latinName: String) -> AnimalID? {
-    let folded = latinName.folding(
+    let slug = slug(of: latinName, spellingOtherLetters: false)
+    guard slug.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A }),
+      slug.utf8.count <= maximumSlugLength
+    else { return nil }
+    return try? AnimalID("zoo-" + slug)
+  }
+
+  /// The id of an animal imported from an open-data record: its name at its place, and which
+  /// repeat of that name and place it is in its page (docs/FORMAT.md, "An imported animal is
+  /// its name at its place").
+  ///
+  /// `zoo-<name>[-at-<latitude>-<longitude>][-<occurrence>]`:
+  /// - name: the slug of `latinName` as ``imported(latinName:)`` makes it; when that has no
+  ///   letter, the slug of `chineseName`, each letter or digit outside ASCII written `u<hex of
+  ///   its code point>` (`臺灣黑熊` → `u81fa-u7063-u9ed1-u718a`);
+  /// - place, when `coordinate` is given: each degree to 7 decimals, `.` written `-`, trailing
+  ///   zeros dropped, then its hemisphere (`24.9971109, 121.5831587` → `at-24-9971109n-121-5831587e`);
+  /// - occurrence, from 2 only: `-2` for the second record of a page with the same name and
+  ///   place, and so on.
+  ///
+  /// The name is cut short (a trailing `-` dropped) so that the slug keeps to 200 characters.
+  /// Without a coordinate and at occurrence 1 the id is ``imported(latinName:)``'s, so logs
+  /// written before this rule keep their animals.
+  /// - Returns: `nil` when neither name holds a letter or a digit (the Chinese name) or a letter
+  ///   (the Latin name).
+  /// - Precondition: `occurrence >= 1`.
+  public static func imported(
+    latinName: String, chineseName: String, coordinate: Coordinate?, occurrence: Int = 1
+  ) -> AnimalID? {
+    precondition(occurrence >= 1, "occurrences count from 1")
+    var name = slug(of: latinName, spellingOtherLetters: false)
+    if !name.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) {
+      name = slug(of: chineseName, spellingOtherLetters: true)
+    }
+    var suffix = ""
+    if let coordinate {
+      suffix += "-at-" + placeText(coordinate.latitude, positive: "n", negative: "s")
+      suffix += "-" + placeText(coordinate.longitude, positive: "e", negative: "w")
+    }
+    if occurrence > 1 { suffix += "-" + String(occurrence) }
+    let room = maximumSlugLength - suffix.utf8.count
+    if name.utf8.count > room {
+      name = String(decoding: name.utf8.prefix(room), as: UTF8.self)
+      while name.hasSuffix("-") { name.removeLast() }
+    }
+    // A name of digits alone would read as an id by `_id` (`zoo-17`).
+    guard name.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) else { return nil }
+    return try? AnimalID("zoo-" + name + suffix)
+  }
+
+  /// `text` trimmed, its letters case-folded and stripped of diacritics, every run of other
+  /// characters made one `-`. With `spellingOtherLetters`, a letter or digit outside ASCII is
+  /// kept as a group of its own, `u<lowercase hex of its code point>`; without, it separates.
+  private static func slug(of text: String, spellingOtherLetters: Bool) -> String {
+    let folded = text.folding(
       options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     var slug = ""
     var pendingDash = false
@@ -102,14 +157,34 @@ public struct AnimalID: Hashable, Sendable, Comparable, CustomStringConvertible 
         if pendingDash, !slug.isEmpty { slug.append("-") }
         pendingDash = false
         slug.unicodeScalars.append(isUpper ? Unicode.Scalar(value + 0x20) ?? scalar : scalar)
+      } else if spellingOtherLetters, value > 0x7F,
+        scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+      {
+        if !slug.isEmpty { slug.append("-") }
+        slug += "u" + String(value, radix: 16)
+        pendingDash = true
       } else {
         pendingDash = true
       }
     }
-    guard slug.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A }),
-      slug.utf8.count <= maximumSlugLength
-    else { return nil }
-    return try? AnimalID("zoo-" + slug)
+    return slug
+  }
+
+  /// A degree as an id writes it: rounded to 7 decimals (about a centimetre), `.` as `-`,
+  /// trailing zeros dropped, then the hemisphere's letter (`-33.5` → `33-5s`).
+  private static func placeText(_ degrees: Double, positive: String, negative: String)
+    -> String
+  {
+    // Coordinates are within ±180, so the scaled value fits an Int64 exactly.
+    let scaled = Int64((abs(degrees) * 10_000_000).rounded())
+    var text = String(scaled / 10_000_000)
+    var fraction = String(scaled % 10_000_000)
+    if scaled % 10_000_000 != 0 {
+      fraction = String(repeating: "0", count: 7 - fraction.count) + fraction
+      while fraction.hasSuffix("0") { fraction.removeLast() }
+      text += "-" + fraction
+    }
+    return text + (degrees < 0 && scaled != 0 ? negative : positive)
   }
 
   private init(isInserted: Bool, number: Int) {
@@ -199,7 +274,7 @@ extension MediaLink: PayloadComponent {
 public struct AnimalRecord: Sendable, Equatable, Hashable {
   /// The source's `_id`.
   public fileprivate(set) var sourceID: Int
-  /// The animal's id: `zoo-<slug of the Latin name>`, the identity that stays when the source
+  /// The animal's id: `zoo-<slug of the name at its place>`, the identity that stays when the source
   /// renumbers its rows (`_id` is a row number; the source's older and current pages give
   /// different animals the same `_id`). Records read from logs written before schema 2 keep
   /// `zoo-<_id>`.

@@ -185,12 +185,18 @@ import Testing
     let original = try SeedData.parse(.zoo, SeedData.zoo)
     let variant = try parseSource(.zoo, try Self.lowercaseVariant(), name: SeedData.zoo)
     #expect(variant.problems.isEmpty)
+    // The same records; their ids name their place too, which only the current style gives
+    // (docs/FORMAT.md, "An imported animal is its name at its place").
     let withoutCoordinates = variant.animalRecords.map { record -> AnimalRecord in
       var copy = record
       copy.coordinate = nil
+      copy.id = AnimalID.imported(latinName: record.nameLatin) ?? record.id
       return copy
     }
     #expect(withoutCoordinates == original.animalRecords)
+    #expect(
+      variant.animalRecords[0].id.rawValue
+        == "zoo-ailuropoda-melanoleuca-at-24-9971109n-121-5831587e")
     #expect(
       variant.animalRecords[0].coordinate
         == (try Coordinate(latitude: 24.9971109, longitude: 121.5831587)))
@@ -245,11 +251,15 @@ import Testing
         {"_id": 6, "a_pic02_url": "b.jpg", "A_Pic01_ALT": "a", "a_summary": null, "a_cid": 12,
          "a_name_latin": "Zeta"},
         {"_id": 8, "a_name_ch": "丙"},
-        {"_id": 9, "a_name_ch": "丁", "a_name_latin": "  "}
+        {"_id": 9, "a_name_ch": "丁", "a_name_latin": "  "},
+        {"_id": 10, "a_name_ch": " ", "a_name_latin": "?", "a_name_en": "Nameless"}
       ]}}
       """)
-    #expect(parsed.animalRecords.map(\.sourceID) == [7, 6])
-    #expect(parsed.animalRecords.map(\.id.rawValue) == ["zoo-alpha", "zoo-zeta"])
+    #expect(parsed.animalRecords.map(\.sourceID) == [7, 6, 8, 9])
+    #expect(
+      parsed.animalRecords.map(\.id.rawValue) == [
+        "zoo-alpha", "zoo-zeta", "zoo-u4e19", "zoo-u4e01",
+      ])
     #expect(parsed.animalRecords[0].coordinate == nil)
     let six = parsed.animalRecords[1]
     #expect(six.pictures == [MediaLink(url: "", alternativeText: "a"), MediaLink(url: "b.jpg")])
@@ -260,8 +270,7 @@ import Testing
         "animal record 3 (name '乙'): field '_id': missing — expected the record's _id, a whole number from 0",
         "animal record 4 (_id 4): field 'a_latitude': \"north\" — expected a number (or a string holding one)",
         "animal record 5 (_id 5): field 'a_latitude': missing — expected a number, since a_longitude is given",
-        "animal record 7 (_id 8, name '丙'): field 'A_Name_Latin': missing — expected the animal's Latin name, which is its identity (the _id is a row number the source reuses)",
-        "animal record 8 (_id 9, name '丁'): field 'a_name_latin': \"  \" — expected the animal's Latin name, which is its identity (the _id is a row number the source reuses)",
+        "animal record 9 (_id 10, name ' '): field 'a_name_ch': \" \" — expected a Latin name (a_name_latin) or a Chinese name, which identify the animal (the _id is a row number the source reuses)",
       ])
   }
 }
