@@ -14,7 +14,7 @@ import Foundation
 /// A log's files are the log itself, its key store (`<log>.keys`), its index (`<log>.index`),
 /// its checkpoints folder (`<log>.checkpoints/`) and everything in it, its quarantine folder
 /// (`<log>.quarantine/`) and everything in it, and the temporary files its writers make beside
-/// it: `<log>.index.tmp-<pid>`, `<log>.migrating-<pid>`, and `.<log>.….tmp` (the key store
+/// it: `<log>.index.tmp-<pid>`, `<log>.migrating-<pid>`, `<log>.keys.tmp-<pid>-<hex>` (`SidecarFile`), and `.<log>.….tmp` (the key store
 /// rewritten atomically). The names come from the types that make the files
 /// (`KeyStore.path(forLog:)`, `LogIndexFile.path(forLog:)`, `CheckpointStore`, `Quarantine`).
 ///
@@ -172,7 +172,9 @@ public struct LogFiles: Sendable, Equatable {
     let (logFolder, logName) = AtomicFile.split(log)
     guard folder == logFolder else { return nil }
     let index = AtomicFile.split(LogIndexFile.path(forLog: log)).name
+    let keys = AtomicFile.split(KeyStore.path(forLog: log)).name
     if name.hasPrefix(index + ".tmp-") || name.hasPrefix(logName + ".migrating-")
+      || name.hasPrefix(keys + SidecarFile.temporaryInfix)
       || (name.hasPrefix("." + logName + ".") && name.hasSuffix(".tmp"))
     {
       return .temporary

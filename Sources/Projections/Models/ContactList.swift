@@ -313,7 +313,8 @@ public struct ContactList: ReadModel {
           continue
         }
         writer.writeInteger(StoredKind.sealed.rawValue)
-        writer.writeInteger(UInt8(favoriteFlags[position] ? 1 : 0) | (record.companyName != nil ? 2 : 0))
+        writer.writeInteger(
+          UInt8(favoriteFlags[position] ? 1 : 0) | (record.companyName != nil ? 2 : 0))
         if let company = record.companyName { writer.writeString(company) }
         writer.writeInteger(keyID)
         writer.writeCount(nonceBytes.count + sealed.count)

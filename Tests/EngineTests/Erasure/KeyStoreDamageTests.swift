@@ -67,7 +67,8 @@ import Testing
       var named = 0
       var quarantined = 0
       for position in Self.sample.indices {
-        for replacement in [Self.sample[position] ^ 0x20, 0] where replacement != Self.sample[position] {
+        for replacement in [Self.sample[position] ^ 0x20, 0]
+        where replacement != Self.sample[position] {
           var bytes = Self.sample
           bytes[position] = replacement
           try Data(bytes).write(to: URL(fileURLWithPath: log + ".keys"))
@@ -87,7 +88,8 @@ import Testing
           }
           // Read: every untouched key is there as it was.
           for (index, line) in lines.enumerated() where index != damagedLine && index > 0 {
-            let id = try #require(KeyStore.KeyID(String(decoding: line.bytes.dropFirst(8).prefix(16), as: UTF8.self)))
+            let id = try #require(
+              KeyStore.KeyID(String(decoding: line.bytes.dropFirst(8).prefix(16), as: UTF8.self)))
             #expect(store.lookup(id) == all[id].map { .present($0) }, "byte \(position)")
           }
           for (id, entry) in store.keys { #expect(all[id] == entry, "byte \(position)") }
@@ -98,10 +100,13 @@ import Testing
           let folder = log + ".quarantine"
           let saved = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
           let text = saved.map {
-            String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0))) ?? Data(), as: UTF8.self)
+            String(
+              decoding: (try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0))) ?? Data(),
+              as: UTF8.self)
           }.joined()
           for id in missing {
-            #expect(text.contains(id.description), "byte \(position): key \(id) lost, not quarantined")
+            #expect(
+              text.contains(id.description), "byte \(position): key \(id) lost, not quarantined")
           }
           quarantined += 1
         }

@@ -60,7 +60,8 @@ import Testing
     }
     let export = scratch + "/export.json"
     let exported = try session.run(["export", "contacts", "--at", "147", "--output", export])
-    outputs.append(("export --at 147", exported.error + String(decoding: fileBytes(export), as: UTF8.self)))
+    outputs.append(
+      ("export --at 147", exported.error + String(decoding: fileBytes(export), as: UTF8.self)))
     let report = scratch + "/report.html"
     let reported = try session.run(["report", "--output", report])
     outputs.append(("report", reported.error + String(decoding: fileBytes(report), as: UTF8.self)))
@@ -103,13 +104,15 @@ import Testing
 
       let restored = try session.run(
         ["state", "contacts", "--id", "13", "--at", "140", "--json", "--verbose"])
-      #expect(restored.error.contains("starting from the checkpoint at seq 140"), "\(restored.error)")
+      #expect(
+        restored.error.contains("starting from the checkpoint at seq 140"), "\(restored.error)")
       #expect(restored.output.contains(#""name","value":"(erased)""#), "\(restored.output)")
       Self.expectNoPersonalValues(try Self.readerOutputs(session, scratch: directory), "restored")
       #expect(Self.filesHoldingPersonalData(in: directory) == [])
       // The next erasure removes the dead saver's temporary file with the checkpoints.
       _ = try session.run(["contacts", "erase", "9", "--actor", "dpo"])
-      #expect(!FileManager.default.fileExists(atPath: folder + "/seq-000000000140.ckpt.tmp-4194303"))
+      #expect(
+        !FileManager.default.fileExists(atPath: folder + "/seq-000000000140.ckpt.tmp-4194303"))
     }
   }
 
@@ -236,7 +239,9 @@ import Testing
         ["state", "contacts", "--id", "13", "--at", "147", "--json", "--log", log])
       #expect(shown?.output.contains("(erased)") == true, "\(shown?.output ?? "")")
       Self.expectNoPersonalValues(try Self.readerOutputs(session, scratch: directory), "after")
-      #expect(Self.filesHoldingPersonalData(in: directory, except: [directory + "/export.json", directory + "/report.html"]) == [])
+      #expect(
+        Self.filesHoldingPersonalData(
+          in: directory, except: [directory + "/export.json", directory + "/report.html"]) == [])
     }
   }
 
@@ -282,7 +287,8 @@ import Testing
         reader.waitUntilExit()
         let session = Session(log: copy)
         let logText = String(decoding: fileBytes(copy), as: UTF8.self)
-        let recorded = logText.contains(#""type":"ContactErased","stream":"contact-13""#)
+        let recorded =
+          logText.contains(#""type":"ContactErased","stream":"contact-13""#)
           || logText.contains(#""stream":"contact-13","type":"ContactErased""#)
         let shown = try session.run(["state", "contacts", "--id", "13", "--json"]).output
         let erasedNow = shown.contains("(erased)")
