@@ -31,10 +31,14 @@ import Events
 /// `emailAddress`, `birthdate` (`YYYY-MM-DD`), `phone.work`, `phone.home`, `phone.mobile`,
 /// `address.street`, `address.city`, `address.state`, `address.country`, `address.zipCode`.
 ///
-/// **Checkpoint** (version 1): a varint count, then per contact: `id` and `name` strings, a
-/// `UInt16` of flags (bit 0 `isFavorite`; bits 1-13 say which optional field follows, in the
-/// entries' order from `companyName`), then each present optional field: strings, except the
-/// birthdate as `UInt16` year, `UInt8` month, `UInt8` day.
+/// **Checkpoint** (version 2): a varint count, then per contact its `id` string and a kind byte
+/// (`StoredKind`): 0, the record in clear (a log written in clear, or an erased contact) as
+/// version 1 had it: the `name` string, a `UInt16` of flags (bit 0 `isFavorite`; bits 1-13 say
+/// which optional field follows, in the entries' order from `companyName`), then each present
+/// optional field: strings, except the birthdate as `UInt16` year, `UInt8` month, `UInt8` day;
+/// 1, sealed under a key derived from the contact's own (``CheckpointKeys``): flags, company,
+/// key id, then the sealed record of that same layout; 2, withheld (a checkpoint holding one is
+/// not used). docs/ERASURE.md, "Checkpoints: sealed per contact".
 public struct ContactList: ReadModel {
   public static let name = "contacts"
   public static let checkpointVersion = 2
