@@ -273,8 +273,6 @@ public struct ContactList: ReadModel {
   /// favourite flag are written.
   public func write(to writer: inout BinaryWriter) {
     writer.writeCount(table.count)
-    // A nonce a checkpoint: 8 random bytes, then the contact's position.
-    let noncePrefix = try? SecureRandom.bytes(count: 8)
     for (position, id) in table.keys.enumerated() {
       writer.writeString(id.rawValue)
       let keyID = sealingKeys[position]
@@ -305,11 +303,8 @@ public struct ContactList: ReadModel {
       case .key(let key):
         var plaintext = BinaryWriter(capacity: 256)
         Self.writeRecord(record, favorite: false, to: &plaintext)
-        var nonceBytes = noncePrefix ?? []
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: position).littleEndian) {
-          nonceBytes += $0
-        }
-        guard noncePrefix != nil, let nonce = try? ChaCha20Poly1305.Nonce(bytes: nonceBytes),
+        let nonceBytes = Self.nonce(key: key, id: id, plaintext: plaintext.bytes)
+        guard let nonce = try? ChaCha20Poly1305.Nonce(bytes: nonceBytes),
           let sealed = try? ChaCha20Poly1305.seal(
             plaintext.bytes, key: key, nonce: nonce, associatedData: Self.binding(id))
         else {
@@ -326,6 +321,22 @@ public struct ContactList: ReadModel {
         writer.writeBytes(sealed)
       }
     }
+  }
+
+  /// The nonce a contact's record is sealed with: the first 12 bytes of
+  /// SHA-256("replay checkpoint nonce 1" ‖ 0x00 ‖ key ‖ id ‖ 0x00 ‖ plaintext). Derived, not drawn:
+  /// two different records never share a nonce under one key (but with odds of 2^-96), the same
+  /// record sealed again gives the same bytes (which shows no more than that it did not
+  /// change), and the same state always gives the same checkpoint, in any build.
+  private static func nonce(
+    key: ChaCha20Poly1305.Key, id: ContactID, plaintext: [UInt8]
+  ) -> [UInt8] {
+    var hasher = SHA256()
+    hasher.update(Array("replay checkpoint nonce 1".utf8) + [0])
+    key.withUnsafeBytes { hasher.update($0) }
+    hasher.update(Array(id.rawValue.utf8) + [0])
+    hasher.update(plaintext)
+    return Array(hasher.finalize().prefix(ChaCha20Poly1305.Nonce.byteCount))
   }
 
   private static func writeWithheld(
