@@ -1,5 +1,7 @@
 import Engine
+import Events
 import Foundation
+import Projections
 import Testing
 
 #if canImport(Glibc)
@@ -320,6 +322,94 @@ import Testing
       }
       print("killed erasures: \(outcomes)")
     }
+  }
+}
+
+extension ErasureUnderFireTests {
+  /// Readers racing an erase on a big log (300 000 generated events with `EVENTS_SLOW_TESTS`,
+  /// 20 000 otherwise): `state` saving automatic checkpoints, `log -f`, `state -f` and the
+  /// library's `ReadModelUpdates` loop. Afterwards no file beside the log holds her data, every
+  /// point of the log shows her erased, and the followers' last word shows her erased.
+  @Test func readersRacingAnEraseOnABigLogLeaveNothingInClear() async throws {
+    let slow = ProcessInfo.processInfo.environment["EVENTS_SLOW_TESTS"] != nil
+    let count = slow ? 300_000 : 20_000
+    let directory = NSTemporaryDirectory() + "replay-fire-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let log = try RepositoryFiles.copySampleLog(to: directory)
+    let grown = try ReplayProcess.run(
+      [
+        "generate", "--append", "--events", "\(count)", "--seed", "race", "--log", log,
+        "--no-fsync",
+      ])
+    #expect(grown.status == 0, "\(grown.error)")
+    let session = FireSession(log: log)
+    #expect(try session.run(["checkpoint", "--every", "\(count / 6)"]).status == 0)
+    // The automatic checkpoints go; the racing `state` saves them again while the erase runs.
+    #expect(try session.run(["checkpoint", "--clear"]).status == 0)
+    #expect(try session.run(["checkpoint", "--every", "\(count / 6)"]).status == 0)
+    for entry in try FileManager.default.contentsOfDirectory(atPath: log + ".checkpoints")
+    where entry.hasSuffix(".ckpt") {
+      try FileManager.default.removeItem(atPath: log + ".checkpoints/" + entry)
+    }
+    let scratch = directory + "/outputs"
+    try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+
+    func start(_ arguments: [String], output name: String) throws -> Process {
+      let process = Process()
+      process.executableURL = ReplayProcess.executable
+      process.arguments = arguments + ["--log", log]
+      FileManager.default.createFile(atPath: scratch + "/" + name, contents: nil)
+      process.standardOutput = try FileHandle(
+        forWritingTo: URL(fileURLWithPath: scratch + "/" + name))
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      return process
+    }
+    let follower = try start(["log", "-f", "--json", "--stream", "contact-13"], output: "log-f")
+    let stateFollower = try start(
+      ["state", "contacts", "--id", "13", "--json", "--follow"], output: "state-f")
+    let reader = try start(["state", "contacts"], output: "state")
+    // The library's loop, in this process.
+    let library = Task { () -> String in
+      var last = ""
+      for try await update in ReadModelUpdates(path: log, models: [ContactList.name]) {
+        last = update.models.contacts.contact(try ContactID("13"))?.name ?? "none"
+        if last == ContactRecord.erasedName { break }
+      }
+      return last
+    }
+    usleep(300_000)
+    let erased = try session.run(["contacts", "erase", "13", "--actor", "dpo"])
+    #expect(erased.status == 0, "\(erased.error)")
+    reader.waitUntilExit()
+    let deadline = Date().addingTimeInterval(slow ? 60 : 20)
+    var lastLine = ""
+    while Date() < deadline {
+      let text = String(decoding: fileBytes(scratch + "/state-f"), as: UTF8.self)
+      lastLine = text.split(separator: "\n").last.map(String.init) ?? ""
+      if lastLine.contains(ContactRecord.erasedName) { break }
+      usleep(100_000)
+    }
+    #expect(
+      lastLine.contains(ContactRecord.erasedName), "state -f last showed: \(lastLine.prefix(200))")
+    let libraryLast = try await library.value
+    #expect(libraryLast == ContactRecord.erasedName)
+    for process in [follower, stateFollower] where process.isRunning {
+      process.terminate()
+      process.waitUntilExit()
+    }
+    let followed = String(decoding: fileBytes(scratch + "/log-f"), as: UTF8.self)
+    #expect(followed.contains("ContactErased"))
+    Self.expectNoPersonalValues([("log -f", followed)], "racing")
+    #expect(
+      Self.filesHoldingPersonalData(
+        in: directory, except: [scratch + "/state-f", scratch + "/state"]) == [])
+    let at = try session.run([
+      "state", "contacts", "--id", "13", "--at", "\(count + 147)", "--json",
+    ])
+    #expect(at.output.contains(ContactRecord.erasedName), "\(at.error)")
+    Self.expectNoPersonalValues(try Self.readerOutputs(session, scratch: directory), "racing")
   }
 }
 
