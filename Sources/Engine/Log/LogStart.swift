@@ -2,8 +2,10 @@
 ///
 /// A writer cuts torn tails and appends lines, so handed a file that is not its log (a JSON
 /// document, a text file, binary data) it would destroy it. It accepts only an empty file, a
-/// file whose first line decodes as a log line, or a file holding nothing but one torn first
-/// line (no `\n` yet, beginning as every writer's first line begins: `{"seq":1,"id":"`).
+/// file whose first line decodes as a log line, a file holding nothing but one torn first
+/// line (no `\n` yet, beginning as every writer's first line begins: `{"seq":1,"id":"`), or a
+/// file whose first line holds the zeros of a torn first write (it begins with zeros, or as a
+/// first line does).
 enum LogStart {
   /// How far the first `\n` is looked for.
   static let searchLimit = 64 << 20
@@ -21,7 +23,7 @@ enum LogStart {
       bytes += block
     }
     guard let newline else {
-      if Int64(bytes.count) >= size, startsLikeFirstLine(bytes) { return }
+      if Int64(bytes.count) >= size, startsLikeFirstLine(bytes) || bytes.first == 0 { return }
       let found = bytes.count < searchLimit ? "no complete line" : "no line break in 64 MiB"
       throw EngineError.notALog(
         path: path,
@@ -32,6 +34,10 @@ enum LogStart {
       do throws(LogLineCodec.Problem) {
         _ = try LogLineCodec.decode(base, length: newline, lineNumber: 1, offset: 0)
       } catch {
+        // A torn first write: zeros where its first pages never landed, or its first line
+        // cut short. The tail logic finds the write from its own lines.
+        let first = buffer[..<newline]
+        if first.contains(0), first.first == 0 || startsLikeFirstLine(Array(first)) { return }
         throw EngineError.notALog(
           path: path,
           problem:

@@ -31,6 +31,8 @@ struct LogTail: Equatable {
     var problem: String
     /// Whether the line holds a NUL byte, which no line a writer wrote does.
     var holdsNUL = false
+    /// How many damaged lines `range` spans (a torn write can leave several).
+    var lineCount = 1
   }
 
   struct IncompleteBatch: Equatable {
@@ -38,6 +40,8 @@ struct LogTail: Equatable {
     var batch: ClosedRange<Int64>
     /// How many of the batch's lines are present.
     var presentCount: Int64
+    /// Whether zeros (pages of the write that never landed) lie among them.
+    var holdsZeros = false
   }
 
   /// Whether anything lies after the committed events.
@@ -50,7 +54,9 @@ struct LogTail: Equatable {
     if let incompleteBatch {
       parts.append(
         "an unfinished write of events \(incompleteBatch.batch.lowerBound)...\(incompleteBatch.batch.upperBound) "
-          + "(\(incompleteBatch.presentCount) of \(incompleteBatch.batch.count) lines present)")
+          + (incompleteBatch.holdsZeros
+            ? "(torn: zeros where some of its lines were to be)"
+            : "(\(incompleteBatch.presentCount) of \(incompleteBatch.batch.count) lines present)"))
     }
     if let badLastLine {
       parts.append("a damaged last line (\(badLastLine.problem))")
@@ -64,8 +70,16 @@ struct LogTail: Equatable {
       + parts.joined(separator: ", then ")
   }
 
-  /// Examines the end of `file`, reading only the last few lines (or, for an unfinished
-  /// multi-event write, back to its first line).
+  /// Examines the end of `file`, reading only the last write's lines.
+  ///
+  /// A torn write is only ever the last write, and every line of a write names the write
+  /// (`batch: [first, last]`, or no batch for a write of one event). So the last write is found
+  /// from its own lines: the last line that decodes names it, and its start is the line whose
+  /// seq is `first` — or, when zeros swallowed that line, the end of the line of seq
+  /// `first - 1`, the previous write's last, which was synced before this write began. Damage
+  /// (zeros, a line cut short) counts as a torn tail only inside that write; anything else is
+  /// left to the forward read, which refuses it naming the line. Recovery therefore never
+  /// runs into an event acknowledged before the last write.
   static func examine(_ file: FileDescriptor, path: String) throws -> LogTail {
     let size = try file.status().size
     var tail = LogTail(
@@ -76,33 +90,189 @@ struct LogTail: Equatable {
     let lastLineEnd = try endOfLastCompleteLine(file, size: size)
     if lastLineEnd < size { tail.tornBytes = lastLineEnd..<size }
     var end = lastLineEnd
-    // Decode the last complete line; when it is bad it is torn, and the one before must be good.
+    // Lines holding zeros at the end are a torn write's; the last line that decodes names the
+    // last write.
     var candidate = try decodeLastLine(file, before: end, path: path)
-    if case .failure(let bad) = candidate, bad.holdsNUL {
-      tail.badLastLine = bad
+    var damaged: [BadLine] = []
+    while case .failure(let bad) = candidate, bad.holdsNUL {
+      damaged.append(bad)
       end = bad.range.lowerBound
       candidate = try decodeLastLine(file, before: end, path: path)
     }
+    if let last = damaged.last, let first = damaged.first {
+      tail.badLastLine = BadLine(
+        range: last.range.lowerBound..<first.range.upperBound, problem: first.problem,
+        holdsNUL: true, lineCount: damaged.count)
+    }
     guard case .success(let last)? = candidate else {
-      // No line left, or a bad line that is no torn write: the forward read will report it
-      // with its line number.
+      // No line left (a log whose only write is torn), or a bad line that is no torn write:
+      // the forward read reports it with its line number.
       tail.committedEnd = end
       return tail
     }
-    tail.lastSequence = last.sequence
-    if let batch = last.batch, last.sequence < batch.upperBound {
-      // An unfinished multi-event write: its lines run from seq batch.lower to here.
-      let present = last.sequence - batch.lowerBound + 1
-      let starts = try LineScanner.startsOfLastLines(file, count: Int(present), before: end)
-      if let first = starts.first, starts.count == Int(present) {
-        tail.incompleteBatch = IncompleteBatch(
-          range: first..<end, batch: batch, presentCount: present)
-        end = first
-        tail.lastSequence = batch.lowerBound - 1
+    let batch = last.batch ?? last.sequence...last.sequence
+    let lastEnd = end
+    let isLastLineOfWrite = last.sequence == batch.upperBound
+    if isLastLineOfWrite, batch.count == 1 {
+      // A write of one event whose line decodes: whole.
+      tail.committedEnd = lastEnd
+      tail.lastSequence = last.sequence
+      return tail
+    }
+    // One pass back over the write's bytes: its line breaks counted, zeros looked for.
+    let scan = try scanBack(
+      file, from: lastEnd, lineCount: last.sequence - batch.lowerBound + 1)
+    var start: Int64?
+    if !scan.holdsZero, let counted = scan.start {
+      // No zeros: the line reached must be the write's first, or this is corruption.
+      if case .success(let line) = try decodeLine(
+        file, counted..<(try lineEnd(file, from: counted))),
+        line.sequence == batch.lowerBound, (line.batch ?? line.sequence...line.sequence) == batch
+      {
+        start = counted
+      }
+    } else if !scan.holdsZero, isLastLineOfWrite {
+      // Longer than the scan looks back, with no zeros in what it saw: taken as whole.
+      start = nil
+      tail.committedEnd = lastEnd
+      tail.lastSequence = last.sequence
+      return tail
+    } else {
+      start = try startOfWrite(batch, last: last, endingAt: lastEnd, file, path: path)
+    }
+    guard let start else {
+      // The lines before do not read as this write's: corruption, which the forward read
+      // names. Nothing is cut.
+      tail.committedEnd = lastEnd
+      tail.lastSequence = last.sequence
+      return tail
+    }
+    if isLastLineOfWrite, !scan.holdsZero {
+      tail.committedEnd = lastEnd
+      tail.lastSequence = last.sequence
+      return tail
+    }
+    // The last write never finished (a line missing, or zeros inside it): its lines, and
+    // whatever followed them, are uncommitted.
+    tail.incompleteBatch = IncompleteBatch(
+      range: start..<lastEnd, batch: batch,
+      presentCount: max(0, last.sequence - batch.lowerBound + 1), holdsZeros: scan.holdsZero)
+    tail.committedEnd = start
+    tail.lastSequence = batch.lowerBound - 1
+    return tail
+  }
+
+  /// How far back ``scanBack(_:from:lineCount:)`` looks for a write's start.
+  static let scanLimit: Int64 = 8 << 20
+
+  /// Walks back from `end` (just past a line's `\n`) over `lineCount` lines, at most
+  /// ``scanLimit`` bytes: where the first of them starts (`nil` past the limit), and whether
+  /// the bytes passed hold a zero.
+  static func scanBack(
+    _ file: FileDescriptor, from end: Int64, lineCount: Int64
+  ) throws -> (start: Int64?, holdsZero: Bool) {
+    var found: Int64 = 0
+    var position = end - 1  // the last line's own `\n`
+    var holdsZero = false
+    let blockSize: Int64 = 64 << 10
+    while position > 0, end - position <= scanLimit {
+      let blockStart = max(0, position - blockSize)
+      let bytes = try file.readFully(count: Int(position - blockStart), at: blockStart)
+      guard bytes.count == Int(position - blockStart) else { return (nil, holdsZero) }
+      var index = bytes.count - 1
+      while index >= 0 {
+        let byte = bytes[index]
+        if byte == 0 {
+          holdsZero = true
+        } else if byte == 0x0A {
+          found += 1
+          if found == lineCount { return (blockStart + Int64(index) + 1, holdsZero) }
+        }
+        index -= 1
+      }
+      position = blockStart
+    }
+    return (position <= 0 && found == lineCount - 1 ? 0 : nil, holdsZero)
+  }
+
+  /// Offset just past the `\n` that ends the line starting at `start`.
+  static func lineEnd(_ file: FileDescriptor, from start: Int64) throws -> Int64 {
+    var position = start
+    while true {
+      let bytes = try file.readFully(count: 64 << 10, at: position)
+      if bytes.isEmpty { return position }
+      if let index = bytes.firstIndex(of: 0x0A) { return position + Int64(index) + 1 }
+      position += Int64(bytes.count)
+    }
+  }
+
+  /// Where the write `batch`, whose line `last` ends at `end`, begins: the start of its line of
+  /// seq `batch.lowerBound`, or the end of the line of seq `batch.lowerBound - 1` when its
+  /// first lines were lost to zeros; `nil` when the lines before do not read as this write's
+  /// (corruption, not a torn write).
+  static func startOfWrite(
+    _ batch: ClosedRange<Int64>, last: DecodedSummary, endingAt end: Int64,
+    _ file: FileDescriptor, path: String
+  ) throws -> Int64? {
+    let lineCount = last.sequence - batch.lowerBound + 1
+    guard lineCount > 0 else { return nil }
+    // Quick step: count the write's lines back; the line reached must be its first.
+    let starts = try LineScanner.startsOfLastLines(file, count: Int(lineCount), before: end)
+    if let first = starts.first, starts.count == Int(lineCount) {
+      if lineCount == 1 { return first }
+      let next = starts.count > 1 ? starts[1] : end
+      if case .success(let line) = try decodeLine(file, first..<next),
+        line.sequence == batch.lowerBound, line.batch ?? (line.sequence...line.sequence) == batch
+      {
+        return first
       }
     }
-    tail.committedEnd = end
-    return tail
+    // Zeros swallowed line breaks: walk back line by line.
+    var lineEnd = try LineScanner.startsOfLastLines(file, count: 1, before: end).first ?? 0
+    var expected = last.sequence - 1
+    for _ in 0..<(2 * lineCount + 2) {
+      if lineEnd == 0 { return batch.lowerBound == 1 ? 0 : nil }
+      guard let lineStart = try LineScanner.startsOfLastLines(file, count: 1, before: lineEnd).first
+      else { return nil }
+      switch try decodeLine(file, lineStart..<lineEnd) {
+      case .failure(let bad):
+        guard bad.holdsNUL else { return nil }
+      case .success(let line):
+        let lineBatch = line.batch ?? line.sequence...line.sequence
+        if lineBatch == batch {
+          guard line.sequence <= expected else { return nil }
+          if line.sequence == batch.lowerBound { return lineStart }
+          expected = line.sequence - 1
+        } else {
+          // The previous write's last line: this write starts after it.
+          guard line.sequence == batch.lowerBound - 1, lineBatch.upperBound == line.sequence
+          else { return nil }
+          return lineEnd
+        }
+      }
+      lineEnd = lineStart
+    }
+    return nil
+  }
+
+  /// The line in `range` (its `\n` included) decoded, or why it is bad.
+  static func decodeLine(
+    _ file: FileDescriptor, _ range: Range<Int64>
+  ) throws -> Result<DecodedSummary, BadLine> {
+    let bytes = try file.readFully(count: Int(range.count), at: range.lowerBound)
+    return bytes.withUnsafeBufferPointer { buffer -> Result<DecodedSummary, BadLine> in
+      guard let base = buffer.baseAddress, buffer.count > 1 else {
+        return .failure(BadLine(range: range, problem: "empty line", holdsNUL: buffer.contains(0)))
+      }
+      do throws(LogLineCodec.Problem) {
+        let line = try LogLineCodec.decode(
+          base, length: buffer.count - 1, lineNumber: 0, offset: range.lowerBound)
+        return .success(DecodedSummary(sequence: line.sequence, batch: line.batch))
+      } catch {
+        return .failure(
+          BadLine(range: range, problem: error.message, holdsNUL: buffer.contains(0)))
+      }
+    }
   }
 
   /// Offset just past the last `\n` in the file (0 if there is none).
@@ -131,25 +301,11 @@ struct LogTail: Equatable {
     guard let start = try LineScanner.startsOfLastLines(file, count: 1, before: end).first else {
       return nil
     }
-    let bytes = try file.readFully(count: Int(end - start), at: start)
-    return bytes.withUnsafeBufferPointer { buffer -> Result<DecodedSummary, BadLine> in
-      guard let base = buffer.baseAddress, buffer.count > 1 else {
-        return .failure(BadLine(range: start..<end, problem: "empty line"))
-      }
-      do throws(LogLineCodec.Problem) {
-        let line = try LogLineCodec.decode(
-          base, length: buffer.count - 1, lineNumber: 0, offset: start)
-        return .success(DecodedSummary(sequence: line.sequence, batch: line.batch))
-      } catch {
-        return .failure(
-          BadLine(
-            range: start..<end, problem: error.message, holdsNUL: buffer.contains(0)))
-      }
-    }
+    return try decodeLine(file, start..<end)
   }
 
   /// The fields of a tail line that recovery needs.
-  struct DecodedSummary {
+  struct DecodedSummary: Equatable {
     var sequence: Int64
     var batch: ClosedRange<Int64>?
   }
