@@ -434,7 +434,8 @@ struct LineMark: Equatable {
       bytes[bodyLength + 16] == 0x22, bytes[bodyLength + 17] == 0x7D
     else { return nil }
     let stored = bytes.loadUnaligned(fromByteOffset: bodyLength + 8, as: UInt64.self)
-    let computed = EventID.hexDigits(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<bodyLength])))
+    let computed = EventID.hexDigits(
+      CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<bodyLength])))
     return stored == computed ? stored : nil
   }
 
@@ -448,7 +449,8 @@ struct LineMark: Equatable {
       before == 0 || bytes.first == 0x0A
     else { return false }
     return bytes.withUnsafeBytes { buffer in
-      Self.checksum(of: UnsafeRawBufferPointer(rebasing: buffer[Int(before)..<Int(before) + length]))
+      Self.checksum(
+        of: UnsafeRawBufferPointer(rebasing: buffer[Int(before)..<Int(before) + length]))
         == checksum
     }
   }

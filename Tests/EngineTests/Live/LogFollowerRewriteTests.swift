@@ -208,8 +208,8 @@ import Testing
       let line = try #require(last.map { Data($0) + Data([0x0A]) })
       let handle = try #require(FileHandle(forWritingAtPath: path))
       try handle.seekToEnd()
-      try handle.write(contentsOf: line.prefix(line.count / 2))
       let caughtUp = run.caughtUpCount
+      try handle.write(contentsOf: line.prefix(line.count / 2))
       // The follower wakes for the torn bytes and goes back to waiting.
       run.wait { $0.caughtUpCount > caughtUp }
       #expect(run.sequences == [1, 2, 3, 4, 5, 6])
