@@ -84,17 +84,33 @@ public struct EventFilter: Sendable, Equatable {
 
 /// Why following a log stopped with an error.
 public enum FollowError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The path now names another file, or none (the log was replaced, moved or deleted).
-  case logReplaced(path: String)
+  /// What a follower found where the lines it read were.
+  public enum Replacement: Sendable, Equatable {
+    /// The path names another file (a different inode: the log was replaced by a rename), or
+    /// none (it was moved or deleted).
+    case anotherFile
+    /// The line read last holds other bytes: another process cut the log back and wrote other
+    /// lines in place.
+    case rewrittenLine
+  }
+
+  /// The log no longer holds what was delivered from it.
+  ///
+  /// `sequence` is the last event read (delivered, or passed over by the filter; 0 when none).
+  /// `offset` is where its line starts, for `.rewrittenLine`; for `.anotherFile`, the end of
+  /// what was read.
+  case logReplaced(path: String, sequence: Int64, offset: Int64, replacement: Replacement)
   /// The log is shorter than what was already delivered (cut by hand, or by `repair`).
   case logTruncated(path: String, delivered: Int64, size: Int64)
 
   public var description: String {
     switch self {
-    case .logReplaced(let path):
-      "'\(path)' was replaced, moved or deleted while it was followed; follow it again (with --from <the last seq handled>) to go on"
+    case .logReplaced(let path, let sequence, let offset, .anotherFile):
+      "'\(path)' was replaced, moved or deleted while it was followed (after seq \(sequence), byte \(offset)); restart the follower: follow it again (with --from <the last seq handled>) to go on"
+    case .logReplaced(let path, let sequence, let offset, .rewrittenLine):
+      "'\(path)' was rewritten in place while it was followed: the line of seq \(sequence) at byte \(offset) is no longer the one delivered, so what was delivered may not be in the log any more; check it with 'replay verify', then restart the follower (from the beginning, or from a seq known to be unchanged)"
     case .logTruncated(let path, let delivered, let size):
-      "'\(path)' is \(size) bytes, shorter than the \(delivered) bytes already delivered: lines that were delivered are gone (a 'replay repair', or an edit by hand?); check it with 'replay verify'"
+      "'\(path)' is \(size) bytes, shorter than the \(delivered) bytes already delivered: lines that were delivered are gone (a 'replay repair', or an edit by hand?); check it with 'replay verify', then restart the follower"
     }
   }
 }
@@ -114,9 +130,12 @@ public enum FollowError: Error, Sendable, Equatable, CustomStringConvertible {
 /// **Wake-ups** come from the OS (`FileWatcher`: inotify, kqueue); an idle follower sleeps in
 /// `poll` and costs nothing.
 ///
-/// **Errors.** A log that is replaced, moved, deleted or cut shorter than what was delivered
-/// stops the follower with a `FollowError`; a bad line with `EngineError.corruptLine`. Never a
-/// silent gap.
+/// **What was delivered is still there.** Each time it looks at the log (under the same shared
+/// lock), the follower checks that the last line it read is still in place: one `pread` of that
+/// line, its checksum recomputed and compared with the one it read. A log rewritten in place
+/// (cut back to an earlier line and other lines written), replaced by a rename, moved, deleted,
+/// or cut shorter than what was delivered stops the follower with a `FollowError`; a bad line
+/// with `EngineError.corruptLine`. Never a silent gap, nor events from two histories.
 public final class LogFollower: Sendable {
   /// The log's path.
   public let path: String
@@ -178,6 +197,8 @@ public final class LogFollower: Sendable {
     if stoppedAlready { return }
 
     var (position, skipThrough, notBefore) = try startingPoint(file)
+    // The line before `position`, as it was read; nil until it is known.
+    var lastRead: LineMark?
     // A stream or a category: what the writer's index covers is read where it puts it.
     if !filter.streams.isEmpty || !filter.categories.isEmpty, notBefore == nil {
       switch try indexedCatchUp(file, from: position, after: skipThrough, through: last, body) {
@@ -186,14 +207,12 @@ public final class LogFollower: Sendable {
       case .skipping(let delivered): skipThrough = max(skipThrough, delivered)
       case .read(let next, let covered):
         position = next
+        lastRead = nil
         skipThrough = max(skipThrough, covered)
       }
     }
     while true {
-      let end = try committedEnd(of: file)
-      guard end >= position.offset else {
-        throw FollowError.logTruncated(path: path, delivered: position.offset, size: end)
-      }
+      let end = try committedEnd(of: file, checking: position, lastRead: &lastRead)
       if end > position.offset {
         var stoppedByBody = false
         // A few new lines need no full-size read buffer: size it to what is there.
@@ -202,6 +221,7 @@ public final class LogFollower: Sendable {
           span >= Int64(self.reader.readSize)
           ? self.reader : LogReader(path: path, readSize: max(4096, Int(span)))
         let summary = try reader.read(file, from: position, to: end) { line in
+          lastRead = LineMark(line)
           if let last, line.sequence > last {
             stoppedByBody = true
             return false
@@ -230,6 +250,7 @@ public final class LogFollower: Sendable {
         if notBefore != nil, skipThrough > 0 { notBefore = nil }
         position = LogReader.Position(
           offset: summary.endOffset, sequence: summary.lastSequence + 1)
+        assert(lastRead.map { $0.end == position.offset } ?? false, "the mark is not the last line")
       }
       if isStopped { return }
       if try !caughtUp() { return }
@@ -238,7 +259,9 @@ public final class LogFollower: Sendable {
       guard let current = FileDescriptor.status(atPath: path),
         current.device == identity.device, current.inode == identity.inode
       else {
-        throw FollowError.logReplaced(path: path)
+        throw FollowError.logReplaced(
+          path: path, sequence: position.sequence - 1, offset: position.offset,
+          replacement: .anotherFile)
       }
     }
   }
@@ -336,9 +359,130 @@ public final class LogFollower: Sendable {
     try committedTail(of: file).committedEnd
   }
 
+  /// The log's committed end, once it is known that what was read up to `position` is still
+  /// there: the log is not shorter, and the line before `position` holds what was read. Marks
+  /// that line first when `lastRead` is nil (a start after a seq, a time or at the end). All
+  /// under one shared lock: a writer that rewrites the log holding the exclusive lock is seen
+  /// before or after, never half done.
+  /// - Throws: `FollowError` when what was read is not there; `EngineError.io`.
+  private func committedEnd(
+    of file: FileDescriptor, checking position: LogReader.Position, lastRead: inout LineMark?
+  ) throws -> Int64 {
+    try file.lockShared()
+    defer { file.unlock() }
+    let end = try LogTail.examine(file, path: path).committedEnd
+    guard end >= position.offset else {
+      throw FollowError.logTruncated(path: path, delivered: position.offset, size: end)
+    }
+    if lastRead == nil, position.offset > 0 {
+      lastRead = try LineMark.line(
+        endingAt: position.offset, sequence: position.sequence - 1, in: file)
+    }
+    if let mark = lastRead, try !mark.isInPlace(in: file) {
+      throw FollowError.logReplaced(
+        path: path, sequence: mark.sequence, offset: mark.offset, replacement: .rewrittenLine)
+    }
+    return end
+  }
+
   private func committedTail(of file: FileDescriptor) throws -> LogTail {
     try file.lockShared()
     defer { file.unlock() }
     return try LogTail.examine(file, path: path)
+  }
+}
+
+/// A line a follower read, as it read it: where it lies and the checksum it ends with. The
+/// checksum covers every byte of the line before it, so a line that is still in place, the
+/// same length, ending in the same checksum that its bytes still match, is the line read.
+struct LineMark: Equatable {
+  /// The event's seq.
+  var sequence: Int64
+  /// The line's first byte.
+  var offset: Int64
+  /// The line's length without its `\n`.
+  var length: Int
+  /// The line's `crc` member's 8 hex digits, as the bytes of a little-endian word.
+  var checksum: UInt64
+
+  /// Offset just past the line's `\n`.
+  var end: Int64 { offset + Int64(length) + 1 }
+
+  /// Marks a line the reader decoded (so it ends with a well-formed `crc` member).
+  init(_ line: EventLine) {
+    sequence = line.sequence
+    offset = line.offset
+    length = line.length
+    checksum = UnsafeRawPointer(line.base + line.length - 10).loadUnaligned(as: UInt64.self)
+  }
+
+  init(sequence: Int64, offset: Int64, length: Int, checksum: UInt64) {
+    self.sequence = sequence
+    self.offset = offset
+    self.length = length
+    self.checksum = checksum
+  }
+
+  /// The checksum `bytes` (a line without its `\n`) ends with, when its bytes match it; nil
+  /// for a line that does not end with a `crc` member, or whose bytes do not match it.
+  static func checksum(of bytes: UnsafeRawBufferPointer) -> UInt64? {
+    let suffixLength = LogLineCodec.suffixLength
+    guard bytes.count >= suffixLength + 2 else { return nil }
+    let bodyLength = bytes.count - suffixLength
+    let frame = Array(",\"crc\":\"".utf8)
+    guard bytes[bodyLength..<bodyLength + 8].elementsEqual(frame),
+      bytes[bodyLength + 16] == 0x22, bytes[bodyLength + 17] == 0x7D
+    else { return nil }
+    let stored = bytes.loadUnaligned(fromByteOffset: bodyLength + 8, as: UInt64.self)
+    let computed = EventID.hexDigits(
+      CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<bodyLength])))
+    return stored == computed ? stored : nil
+  }
+
+  /// Whether `file` still holds this line where it was read: the same length between two line
+  /// ends, ending in the same checksum, which its bytes still match.
+  /// - Complexity: one `pread` of the line and the bytes either side of it.
+  func isInPlace(in file: FileDescriptor) throws -> Bool {
+    let before: Int64 = offset > 0 ? 1 : 0
+    let bytes = try file.readFully(count: length + 1 + Int(before), at: offset - before)
+    guard bytes.count == length + 1 + Int(before), bytes.last == 0x0A,
+      before == 0 || bytes.first == 0x0A
+    else { return false }
+    return bytes.withUnsafeBytes { buffer in
+      Self.checksum(
+        of: UnsafeRawBufferPointer(rebasing: buffer[Int(before)..<Int(before) + length]))
+        == checksum
+    }
+  }
+
+  /// Marks the line that ends (with its `\n`) at `end`, reading back from there in growing
+  /// steps; nil when there is none (`end` is 0) or it is not a line with a matching checksum.
+  static func line(endingAt end: Int64, sequence: Int64, in file: FileDescriptor) throws
+    -> LineMark?
+  {
+    guard end > 0 else { return nil }
+    var window: Int64 = 4096
+    while true {
+      let start = max(0, end - window)
+      let bytes = try file.readFully(count: Int(end - start), at: start)
+      guard bytes.count == Int(end - start), bytes.last == 0x0A else { return nil }
+      // The `\n` before the line's first byte, if it is in the window.
+      if let newline = bytes.dropLast().lastIndex(of: 0x0A) {
+        return mark(bytes[(newline + 1)...], at: start + Int64(newline + 1), sequence: sequence)
+      }
+      if start == 0 { return mark(bytes[...], at: 0, sequence: sequence) }
+      window *= 2
+    }
+  }
+
+  /// Marks `bytes` (a line with its `\n`) when it ends in a checksum its bytes match.
+  private static func mark(_ bytes: ArraySlice<UInt8>, at offset: Int64, sequence: Int64)
+    -> LineMark?
+  {
+    let line = bytes.dropLast()
+    let checksum = line.withUnsafeBytes { Self.checksum(of: $0) }
+    return checksum.map {
+      LineMark(sequence: sequence, offset: offset, length: line.count, checksum: $0)
+    }
   }
 }
