@@ -3,6 +3,7 @@ import Foundation
 // Past a file-size limit (`ulimit -f`) a write must fail with EFBIG, which the log handles
 // like a full disk (it cuts the file back and says so), not kill the process half-way.
 signal(SIGXFSZ, SIG_IGN)
+StandardDescriptors.reserveClosed()
 let terminal = Terminal.standard()
 let status: ExitCode
 do throws(RawArguments.InvalidArgument) {
@@ -13,5 +14,5 @@ do throws(RawArguments.InvalidArgument) {
   terminal.writeError("Error: \(error.message)\n")
   status = .invalidInput
 }
-terminal.flush()
-exit(status.rawValue)
+// Every write to standard output checked, the last buffer included, before the status.
+exit(terminal.finish(status).rawValue)

@@ -18,17 +18,27 @@
 /// - Any other `CLIError` thrown by a command prints `Error: <message>` to standard error and
 ///   exits with its status; any other error prints `Error: <description>` and exits with
 ///   `.internalError` (1).
+/// - Standard output is flushed through `Terminal.finish(_:)`: if any write to it failed, the
+///   status is `.ioError` (74) with `Error: cannot write to standard output: <reason>; the
+///   output is incomplete`, except for a closed pipe, which ends quietly with the command's
+///   status.
 ///
 /// - Parameters:
 ///   - arguments: The arguments after the program name (`CommandLine.arguments.dropFirst()`).
 ///   - root: The command tree; its name is the tool name shown in help.
 ///   - version: The version `--version` prints; `nil` to offer no `--version`.
-///   - terminal: Where output goes; it is flushed before this returns.
+///   - terminal: Where output goes; it is flushed and checked before this returns.
 /// - Returns: The status to exit with.
 func runCommandLine(
   _ arguments: [String], root: Command, version: String?, terminal: Terminal
 ) -> ExitCode {
-  defer { terminal.flush() }
+  let status = parseAndRun(arguments, root: root, version: version, terminal: terminal)
+  return terminal.finish(status)
+}
+
+private func parseAndRun(
+  _ arguments: [String], root: Command, version: String?, terminal: Terminal
+) -> ExitCode {
   #if DEBUG
     let problems = root.configurationProblems(hasVersion: version != nil)
     precondition(problems.isEmpty, "invalid command tree:\n" + problems.joined(separator: "\n"))

@@ -1,20 +1,31 @@
 import Foundation
 import Synchronization
 
-/// Where commands write: standard output and standard error, or memory in tests.
+/// Where commands write: standard output and standard error, or memory in tests. It is the one
+/// path by which `replay` writes to them, and it checks every write.
 ///
 /// Standard output is buffered and written out when the buffer fills, before anything is
-/// written to standard error (so the two stay in order on a shared terminal), and on `flush()`;
-/// `runCommandLine` flushes before it returns. Standard error is written at once.
+/// written to standard error (so the two stay in order on a shared terminal), and on `flush()`.
+/// Standard error is written at once.
 ///
 ///     invocation.terminal.write("appended 3 events\n")
 ///     invocation.terminal.writeError("warning: ...\n")
+///
+/// **A failed write** to standard output (a full disk, `ulimit -f`, a closed descriptor, a
+/// closed pipe) is remembered as `outputFailure`: from then on standard output and standard
+/// error are dropped, so that no note or summary follows an incomplete output, and long-running
+/// commands (`log`, `--follow`) stop once they see `hasOutputFailed`. `finish(_:)`, which
+/// `runCommandLine` calls before it returns, flushes and turns the failure into the exit status:
+/// `Error: cannot write to standard output: <reason>; the output is incomplete` and
+/// `ExitCode.ioError`, or, for a closed pipe, nothing and the command's own status.
+///
+/// A failed write to standard error cannot be reported anywhere and is ignored.
 ///
 /// The terminal is `Sendable`: its buffers sit in a `Mutex`.
 final class Terminal: Sendable {
   private enum Destination {
     /// Files, normally the process's standard output and standard error.
-    case files(output: FileHandle, error: FileHandle)
+    case files(output: OutputDescriptor, error: OutputDescriptor)
     /// Buffers that tests read back.
     case memory
   }
@@ -24,6 +35,10 @@ final class Terminal: Sendable {
     var output: [UInt8] = []
     /// Everything written to standard error (`.memory` only).
     var error: [UInt8] = []
+    /// The first failed write to standard output.
+    var outputFailure: OutputFailure?
+    /// Whether `finish(_:)` has reported `outputFailure`.
+    var isFailureReported = false
   }
 
   /// How many bytes of standard output are held before they are written out.
@@ -38,9 +53,11 @@ final class Terminal: Sendable {
 
   /// A terminal writing to the process's standard output and standard error.
   ///
-  /// - Returns: A new terminal; flush it before the process exits.
+  /// - Returns: A new terminal; `finish(_:)` it before the process exits.
   static func standard() -> Terminal {
-    Terminal(destination: .files(output: .standardOutput, error: .standardError))
+    Terminal(
+      destination: .files(
+        output: OutputDescriptor(STDOUT_FILENO), error: OutputDescriptor(STDERR_FILENO)))
   }
 
   /// A terminal writing to the given files, buffered like `standard()`.
@@ -50,7 +67,7 @@ final class Terminal: Sendable {
   ///   - error: Where standard error goes.
   /// - Returns: A new terminal; flush it before the files are closed.
   static func writing(output: FileHandle, error: FileHandle) -> Terminal {
-    Terminal(destination: .files(output: output, error: error))
+    Terminal(destination: .files(output: OutputDescriptor(output), error: OutputDescriptor(error)))
   }
 
   /// A terminal keeping everything in memory, for tests; read it back with
@@ -68,39 +85,75 @@ final class Terminal: Sendable {
     write(bytes: Array(text.utf8))
   }
 
-  /// Writes bytes to standard output, such as JSON lines produced by `JSONWriter`.
+  /// Writes bytes to standard output, such as JSON lines produced by `JSONWriter`; dropped once
+  /// standard output has failed.
   ///
   /// - Parameter bytes: The bytes.
   func write(bytes: [UInt8]) {
     state.withLock { state in
+      guard state.outputFailure == nil else { return }
       state.output.append(contentsOf: bytes)
       if case .files(let output, _) = destination, state.output.count >= Self.outputBufferLimit {
-        Self.writeOut(&state.output, to: output)
+        Self.writeOut(&state, to: output)
       }
     }
   }
 
-  /// Writes text to standard error, after flushing standard output.
+  /// Writes text to standard error, after flushing standard output; dropped once standard
+  /// output has failed (the failure is what `finish(_:)` reports).
   ///
   /// - Parameter text: The text, including any line break.
   func writeError(_ text: String) {
     state.withLock { state in
       switch destination {
       case .memory:
+        guard state.outputFailure == nil else { return }
         state.error.append(contentsOf: text.utf8)
       case .files(let output, let error):
-        Self.writeOut(&state.output, to: output)
-        var bytes = Array(text.utf8)
-        Self.writeOut(&bytes, to: error)
+        Self.writeOut(&state, to: output)
+        guard state.outputFailure == nil else { return }
+        try? error.writeAll(Array(text.utf8))
       }
     }
   }
 
-  /// Writes out buffered standard output.
+  /// Writes out buffered standard output; a failure is kept in `outputFailure`.
   func flush() {
     guard case .files(let output, _) = destination else { return }
     state.withLock { state in
-      Self.writeOut(&state.output, to: output)
+      Self.writeOut(&state, to: output)
+    }
+  }
+
+  /// The first failed write to standard output, if any.
+  var outputFailure: OutputFailure? {
+    state.withLock { $0.outputFailure }
+  }
+
+  /// Whether a write to standard output has failed: what is still to come would be lost, so a
+  /// command producing output in a loop stops.
+  var hasOutputFailed: Bool { outputFailure != nil }
+
+  /// Flushes standard output and decides the status to exit with: `status` when every write
+  /// succeeded or the reader of a pipe closed it (quietly); otherwise it writes
+  /// `Error: cannot write to standard output: <reason>; the output is incomplete` to standard
+  /// error (once, however often it is called) and returns `ExitCode.ioError`.
+  ///
+  /// - Parameter status: The status the command ended with.
+  /// - Returns: The status to exit with.
+  func finish(_ status: ExitCode) -> ExitCode {
+    flush()
+    return state.withLock { state in
+      guard let failure = state.outputFailure, !failure.isClosedPipe else { return status }
+      if !state.isFailureReported {
+        state.isFailureReported = true
+        let text = "Error: \(failure.message)\n"
+        switch destination {
+        case .memory: state.error.append(contentsOf: text.utf8)
+        case .files(_, let error): try? error.writeAll(Array(text.utf8))
+        }
+      }
+      return .ioError
     }
   }
 
@@ -137,11 +190,16 @@ final class Terminal: Sendable {
     }
   }
 
-  private static func writeOut(_ bytes: inout [UInt8], to handle: FileHandle) {
-    guard !bytes.isEmpty else { return }
-    // A failed write (such as a closed pipe) cannot be reported anywhere useful; the exit
-    // status still tells the caller whether the command succeeded.
-    try? handle.write(contentsOf: Data(bytes))
-    bytes.removeAll(keepingCapacity: true)
+  /// Writes out and empties the buffer of standard output, keeping the first failure; after a
+  /// failure the buffer is dropped, since the rest of the output cannot follow what was lost.
+  private static func writeOut(_ state: inout State, to output: OutputDescriptor) {
+    guard !state.output.isEmpty else { return }
+    defer { state.output.removeAll(keepingCapacity: state.outputFailure == nil) }
+    guard state.outputFailure == nil else { return }
+    do {
+      try output.writeAll(state.output)
+    } catch {
+      state.outputFailure = error
+    }
   }
 }

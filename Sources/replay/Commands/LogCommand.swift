@@ -88,6 +88,8 @@ enum LogCommand {
         ])
       }
       shown += 1
+      // Once standard output has failed, the rest could only be lost: stop reading.
+      if invocation.terminal.hasOutputFailed { return false }
       return limit.map { shown < $0 } ?? true
     }
     if follow {
@@ -120,7 +122,7 @@ enum LogCommand {
   }
 
   /// `--follow`: the committed events from `from`, then each new one, until `body` says stop,
-  /// `--to` is passed, Ctrl-C, or standard output's reader goes away.
+  /// `--to` is passed, Ctrl-C, standard output's reader goes away, or a write to it fails.
   static func follow(
     _ invocation: ParsedInvocation, from: From, to: Int64?, filter: EventFilter,
     flushTable: () -> Void, show: (EventLine) -> Bool
@@ -138,6 +140,8 @@ enum LogCommand {
     func caughtUp() -> Bool {
       flushTable()
       invocation.terminal.flush()
+      // Standard output failed (or its pipe closed): waiting for more would never end well.
+      if invocation.terminal.hasOutputFailed { return false }
       if !delivered, !waitingSaid, isatty(STDERR_FILENO) == 1 {
         waitingSaid = true
         invocation.terminal.writeError(

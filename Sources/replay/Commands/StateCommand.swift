@@ -56,6 +56,8 @@ enum StateCommand {
     defer { interruption.cancel() }
     var pending = 0
     invocation.terminal.flush()
+    // Standard output failed (or its pipe closed): following would never end well.
+    if invocation.terminal.hasOutputFailed { return .success }
     func caughtUp() throws -> Bool {
       if pending > 0 {
         pending = 0
@@ -63,7 +65,7 @@ enum StateCommand {
         try show(model: model, id: id, result: result, options: options, invocation)
       }
       invocation.terminal.flush()
-      return true
+      return !invocation.terminal.hasOutputFailed
     }
     try follower.follow(caughtUp: caughtUp) { line in
       let event = line.recordedEvent()
