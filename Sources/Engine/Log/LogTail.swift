@@ -1,5 +1,13 @@
 import Events
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// What lies at the end of a log file: where the committed events end, and what comes after
 /// them, if anything.
 ///
@@ -179,20 +187,37 @@ struct LogTail: Equatable {
       let blockStart = max(0, position - blockSize)
       let bytes = try file.readFully(count: Int(position - blockStart), at: blockStart)
       guard bytes.count == Int(position - blockStart) else { return (nil, holdsZero) }
-      var index = bytes.count - 1
-      while index >= 0 {
-        let byte = bytes[index]
-        if byte == 0 {
-          holdsZero = true
-        } else if byte == 0x0A {
+      let reached: Int? = bytes.withUnsafeBytes { raw -> Int? in
+        guard let base = raw.baseAddress else { return nil }
+        var reached: Int?
+        var limit = raw.count
+        while limit > 0, reached == nil {
+          guard let newline = Self.lastNewline(in: base, count: limit) else { break }
           found += 1
-          if found == lineCount { return (blockStart + Int64(index) + 1, holdsZero) }
+          if found == lineCount { reached = newline + 1 }
+          limit = newline
         }
-        index -= 1
+        // Zeros are looked for in the write's bytes only, at memchr's speed.
+        let from = reached ?? 0
+        if !holdsZero, from < raw.count, memchr(base + from, 0, raw.count - from) != nil {
+          holdsZero = true
+        }
+        return reached
       }
+      if let reached { return (blockStart + Int64(reached), holdsZero) }
       position = blockStart
     }
     return (position <= 0 && found == lineCount - 1 ? 0 : nil, holdsZero)
+  }
+
+  /// The offset of the last `\n` among the first `count` bytes at `base`.
+  static func lastNewline(in base: UnsafeRawPointer, count: Int) -> Int? {
+    var index = count - 1
+    while index >= 0 {
+      if base.load(fromByteOffset: index, as: UInt8.self) == 0x0A { return index }
+      index -= 1
+    }
+    return nil
   }
 
   /// Offset just past the `\n` that ends the line starting at `start`.
