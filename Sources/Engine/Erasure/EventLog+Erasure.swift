@@ -118,6 +118,7 @@ extension EventLog {
             path: store.path, contact: id.rawValue, sequence: appended?.sequence,
             reason: Self.reason(error)))
       }
+      scrubQuarantinedKeys(of: id.rawValue)
       let removal = appended != nil || destroyed > 0 ? removeCheckpoints() : CheckpointRemoval()
       return ContactErasure(
         event: appended, destroyedKeyCount: destroyed, removedCheckpointCount: removal.removed,
@@ -170,6 +171,31 @@ extension EventLog {
         configuration.report(
           "contact \(contact) was not erased: a crash stopped 'contacts erase' before its ContactErased was appended; run it again to erase"
         )
+      }
+    }
+  }
+
+  /// Drops the lines naming `contact` from the key store's torn tails kept in quarantine
+  /// (`<log>.quarantine/*-keys-*.cut`): such a line could be a key of the contact, which the
+  /// erasure must leave nowhere. Each file is written again (temp file, sync, rename), or
+  /// removed when nothing else is left in it.
+  private func scrubQuarantinedKeys(of contact: String) {
+    let folder = Quarantine.directory(forLog: path)
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+    let needle = Array(#""contact":"\#(contact)""#.utf8)
+    for name in names where name.contains("-keys-") && name.hasSuffix(".cut") {
+      let file = folder + "/" + name
+      guard let bytes = try? FileDescriptor.contents(ofFileAt: file) else { continue }
+      let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+      let kept = lines.filter { line in
+        !line.indices.contains { line[$0...].starts(with: needle) }
+      }
+      guard kept.count < lines.count else { continue }
+      let rest = Array(kept.joined(separator: [0x0A]))
+      if rest.allSatisfy({ $0 == 0 || $0 == 0x0A }) {
+        SidecarFile.remove(file)
+      } else {
+        try? SidecarFile.write(rest, to: file)
       }
     }
   }

@@ -222,6 +222,47 @@ import Testing
     }
   }
 
+  @Test func aKeyStoreTheEraserCannotWriteStopsItBeforeAnythingIsAppended() throws {
+    try withTemporaryDirectory { directory in
+      let log = try Self.sampleCopy(in: directory)
+      chmod(directory, 0o777)
+      chmod(log, 0o666)
+      chmod(log + ".keys", 0o644)
+      let bytes = fileBytes(log)
+      let keys = fileBytes(log + ".keys")
+      guard let result = try Self.runAsNobody(["contacts", "erase", "13", "--log", log]) else {
+        print("skipped: not root, or no setpriv")
+        return
+      }
+      #expect(result.status == 74, "\(result.error)")
+      #expect(result.error.contains("nothing was appended"), "\(result.error)")
+      #expect(fileBytes(log) == bytes, "the log changed")
+      #expect(fileBytes(log + ".keys") == keys, "the key store changed")
+      let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory)
+        .filter { $0.contains(".tmp") }
+      #expect(leftovers == [])
+    }
+  }
+
+  @Test func anErasureDropsTheContactsLinesFromQuarantinedKeyStoreTails() throws {
+    try withTemporaryDirectory { directory in
+      let log = try Self.sampleCopy(in: directory)
+      let keys = String(decoding: fileBytes(log + ".keys"), as: UTF8.self)
+      let hers = try #require(keys.split(separator: "\n").first { $0.contains(#""contact":"13""#) })
+      let others = try #require(
+        keys.split(separator: "\n").first { $0.contains(#""contact":"9""#) })
+      let folder = log + ".quarantine"
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      let cut = folder + "/1-keys-byte100.cut"
+      try Data((hers + "\n" + others.prefix(40)).utf8).write(to: URL(fileURLWithPath: cut))
+      let erased = try FireSession(log: log).run(["contacts", "erase", "13", "--actor", "dpo"])
+      #expect(erased.status == 0, "\(erased.error)")
+      let left = String(decoding: fileBytes(cut), as: UTF8.self)
+      #expect(!left.contains(#""contact":"13""#))
+      #expect(left.contains(String(others.prefix(40))))
+    }
+  }
+
   @Test func aCheckpointFolderTheEraserCannotWriteStillShowsTheContactErased() throws {
     try withTemporaryDirectory { directory in
       let log = try Self.sampleCopy(in: directory)
