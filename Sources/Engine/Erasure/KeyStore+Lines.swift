@@ -298,7 +298,7 @@ extension KeyStore {
             continue
           }
           let line = UnsafeRawBufferPointer(rebasing: raw[lineStart..<end])
-          if newline == nil || line.contains(0) {
+          if newline == nil || memchr(base + lineStart, 0, end - lineStart) != nil {
             // Not whole. The shape a torn write leaves: a line's first bytes, then zeros or
             // the end of the file, with nothing whole after it. Anything else is damage.
             let content = line.prefix { $0 != 0 }

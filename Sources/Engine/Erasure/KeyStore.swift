@@ -312,6 +312,8 @@ public struct KeyStore: Sendable {
   /// the key is destroyed yet. An erasure holds the log's lock from its mark to the rewrite
   /// that drops it, so unfinished marks are always the last lines.
   static func pendingErasures(logPath: String) -> Set<String> {
+    // Nearly always there is none: the last line alone says so, from one small read.
+    guard endsWithPendingErasure(logPath: logPath) else { return [] }
     let path = Self.path(forLog: logPath)
     guard let file = try? FileDescriptor.open(path, .readOnly) else { return [] }
     defer { file.close() }

@@ -183,19 +183,36 @@ struct LogTail: Equatable {
     var position = end - 1  // the last line's own `\n`
     var holdsZero = false
     let blockSize: Int64 = 64 << 10
+    // One buffer for every block, and one list of line breaks.
+    var buffer = [UInt8](repeating: 0, count: Int(blockSize))
+    var newlines: [Int] = []
+    newlines.reserveCapacity(Int(blockSize) / 128)
     while position > 0, end - position <= scanLimit {
       let blockStart = max(0, position - blockSize)
-      let bytes = try file.readFully(count: Int(position - blockStart), at: blockStart)
-      guard bytes.count == Int(position - blockStart) else { return (nil, holdsZero) }
-      let reached: Int? = bytes.withUnsafeBytes { raw -> Int? in
+      let length = Int(position - blockStart)
+      let got = try buffer.withUnsafeMutableBytes { raw -> Int in
+        guard let base = raw.baseAddress else { return 0 }
+        return try file.read(into: base, count: length, at: blockStart)
+      }
+      guard got == length else { return (nil, holdsZero) }
+      let reached: Int? = buffer.withUnsafeBytes { whole -> Int? in
+        let raw = UnsafeRawBufferPointer(rebasing: whole[..<length])
         guard let base = raw.baseAddress else { return nil }
+        // The block's line breaks, found forward at memchr's speed, then counted from its end.
+        newlines.removeAll(keepingCapacity: true)
+        var next = 0
+        while next < raw.count, let hit = memchr(base + next, 0x0A, raw.count - next) {
+          let offset = base.distance(to: UnsafeRawPointer(hit))
+          newlines.append(offset)
+          next = offset + 1
+        }
         var reached: Int?
-        var limit = raw.count
-        while limit > 0, reached == nil {
-          guard let newline = Self.lastNewline(in: base, count: limit) else { break }
-          found += 1
-          if found == lineCount { reached = newline + 1 }
-          limit = newline
+        let needed = Int(lineCount - found)
+        if newlines.count >= needed {
+          reached = newlines[newlines.count - needed] + 1
+          found = lineCount
+        } else {
+          found += Int64(newlines.count)
         }
         // Zeros are looked for in the write's bytes only, at memchr's speed.
         let from = reached ?? 0
@@ -208,16 +225,6 @@ struct LogTail: Equatable {
       position = blockStart
     }
     return (position <= 0 && found == lineCount - 1 ? 0 : nil, holdsZero)
-  }
-
-  /// The offset of the last `\n` among the first `count` bytes at `base`.
-  static func lastNewline(in base: UnsafeRawPointer, count: Int) -> Int? {
-    var index = count - 1
-    while index >= 0 {
-      if base.load(fromByteOffset: index, as: UInt8.self) == 0x0A { return index }
-      index -= 1
-    }
-    return nil
   }
 
   /// Offset just past the `\n` that ends the line starting at `start`.
