@@ -29,6 +29,27 @@ import Testing
     }
   }
 
+  @Test func openingAMissingLogCreatesNothingUntilTheFirstAppend() async throws {
+    try await withAsyncTemporaryDirectory { directory in
+      let path = directory + "/log.jsonl"
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      let store = try await EventStore(path: path, configuration: testConfiguration())
+      // Reads of the missing log see an empty one and still create nothing.
+      #expect(try log.events(inStream: "contact-1").version == 0)
+      #expect(try log.version(of: "contact-1") == 0)
+      try log.refresh()
+      try log.saveIndex()
+      // Readers of the log itself still find no log.
+      await #expect(throws: EngineError.fileNotFound(path: path)) { try await store.readModels() }
+      #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == [])
+      try await store.handle(
+        ContactCommand.addContact(try ContactRecord(id: ContactID("1"), name: "A")))
+      #expect(try readAll(path).map(\.type) == ["ContactAdded"])
+      try log.refresh()
+      #expect(log.lastSequence == 1)
+    }
+  }
+
   @Test func encodedLineHasTheDocumentedLayout() throws {
     try withTemporaryDirectory { directory in
       let path = directory + "/log.jsonl"

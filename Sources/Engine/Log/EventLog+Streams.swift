@@ -26,7 +26,7 @@ extension EventLog {
   ///
   /// Names are compared as bytes: two canonically equivalent names are two streams.
   public func events(inStreams streams: some Sequence<String>) throws -> StreamHistories {
-    try withLockedLog { state in
+    try withLockedLog(creating: false) { state in
       var histories = StreamHistories()
       for stream in streams where histories[stream] == nil {
         let offsets = try state.index.lineOffsets(ofStream: stream)

@@ -135,16 +135,16 @@ public final class EventLog: Sendable {
     deinit { file?.close() }
   }
 
-  /// Opens (creating if needed) the log at `path`, recovers a torn tail, and reads it once to
-  /// build the writer's index.
-  /// - Throws: `EngineError.corruptLine` when a line before the end is bad, `.lockTimeout`,
-  ///   `.io`.
+  /// Opens the log at `path`, recovers a torn tail, and reads it once to build the writer's
+  /// index. A missing file is an empty log: nothing is created until the first append.
+  /// - Throws: `EngineError.corruptLine` when a line before the end is bad, `.notALog`,
+  ///   `.lockTimeout`, `.io`.
   public init(path: String, configuration: Configuration = Configuration()) throws {
     self.path = path
     cPath = path.utf8CString
     self.configuration = configuration
     state = Mutex(State())
-    try withLockedLog { _ in }
+    try withLockedLog(creating: false) { _ in }
   }
 
   /// The last committed event's sequence number (0 for an empty log), as of the last append or
@@ -188,7 +188,7 @@ public final class EventLog: Sendable {
     do {
       return try state.withLock { try body($0.index) }
     } catch is LogIndexFile.Damaged {
-      return try withLockedLog { try body($0.index) }
+      return try withLockedLog(creating: false) { try body($0.index) }
     }
   }
 
@@ -245,7 +245,7 @@ public final class EventLog: Sendable {
   /// Re-reads whatever other processes appended since this writer last looked (and recovers a
   /// torn tail). Appends do this themselves; call it to refresh `lastSequence` and `version(of:)`.
   public func refresh() throws {
-    try withLockedLog { _ in }
+    try withLockedLog(creating: false) { _ in }
   }
 
   // MARK: Locking and catching up
@@ -255,9 +255,13 @@ public final class EventLog: Sendable {
   /// When the saved index fails a check on the way (a damaged page), it is dropped, the log is
   /// read instead, and `body` runs again: nothing is written before a write's plan is made,
   /// and a write that fails part-way is cut back, so running it again is safe.
-  func withLockedLog<T>(_ body: (inout State) throws -> T) throws -> T {
+  /// - Parameter creating: whether a missing log is created (for a write). Without it, a
+  ///   missing log is an empty one: `body` runs with no file, no lock and an empty index.
+  func withLockedLog<T>(creating: Bool = true, _ body: (inout State) throws -> T) throws -> T {
     try state.withLock { state in
-      let file = try openIfNeeded(&state)
+      guard let file = try openIfNeeded(&state, creating: creating) else {
+        return try body(&state)
+      }
       try acquireFileLock(file)
       defer { file.unlock() }
       do {
@@ -300,7 +304,7 @@ public final class EventLog: Sendable {
   /// - Throws: `EngineError.lockTimeout`, `.io` for the log; a failure to save the index itself
   ///   is reported through `Configuration.report`, not thrown.
   public func saveIndex() throws {
-    try withLockedLog { state in
+    try withLockedLog(creating: false) { state in
       if state.index.linesSinceBase > 0 { saveIndex(&state) }
     }
   }
@@ -322,8 +326,9 @@ public final class EventLog: Sendable {
     }
   }
 
-  private func openIfNeeded(_ state: inout State) throws -> FileDescriptor {
-    // Reopen when the path now names another file (the log was replaced or moved away).
+  /// The open log, reopened when the path now names another file (the log was replaced or
+  /// moved away); `nil` when there is no file and `creating` is false.
+  private func openIfNeeded(_ state: inout State, creating: Bool) throws -> FileDescriptor? {
     if let file = state.file, let identity = state.identity,
       let current = cPath.withUnsafeBufferPointer({ FileDescriptor.status(atPath: $0) }),
       current.device == identity.device, current.inode == identity.inode
@@ -332,11 +337,30 @@ public final class EventLog: Sendable {
     }
     state.file?.close()
     state.file = nil
-    let file = try FileDescriptor.open(path, .appendCreating)
+    guard let file = try Self.openExisting(path, creating: creating) else {
+      // No log yet: an empty one, which the first append creates.
+      state.identity = nil
+      state.index = LogIndex()
+      return nil
+    }
     state.file = file
     state.identity = try file.status()
     state.index = LogIndex()
     return file
+  }
+
+  /// The log file, opened for reading and appending; `nil` when it is missing and `creating`
+  /// is false.
+  private static func openExisting(
+    _ path: String, creating: Bool
+  ) throws(EngineError) -> FileDescriptor? {
+    guard !creating else { return try FileDescriptor.open(path, .appendCreating) }
+    do {
+      return try FileDescriptor.open(path, .appendExisting)
+    } catch {
+      guard case .fileNotFound = error else { throw error }
+      return nil
+    }
   }
 
   private func acquireFileLock(_ file: FileDescriptor) throws {

@@ -34,6 +34,10 @@ public struct Replayer: Sendable {
   /// When set, long replays save checkpoints on their own and prune them (see
   /// ``CheckpointPolicy``); `nil` saves only what the caller asks for.
   public var automaticCheckpoints: CheckpointPolicy?
+  /// When set, the replay starts from no checkpoint after this seq, so that it passes every
+  /// seq after it (and saves the checkpoints due there: `replay checkpoint --every`); `nil`
+  /// starts from the newest usable one.
+  public var startsAtOrBefore: Int64?
   /// How far ahead of the fold (bytes) the reading thread must be to decode a line itself (see
   /// `ReadAhead`); `nil` for two of the reader's chunks. Tests pin it at 0 (always) and `.max`
   /// (never).
@@ -120,7 +124,7 @@ public struct Replayer: Sendable {
     if automatic != nil { wanted = nil }
     var rejected: Set<Int64> = []
     let end = plan.target ?? plan.lastSequence
-    let startsAt = entries.last { $0.sequence <= end }?.sequence ?? 0
+    let startsAt = entries.last { $0.sequence <= min(end, startsAtOrBefore ?? end) }?.sequence ?? 0
     if wanted?.contains(ContactList.name) ?? true, end - startsAt >= Self.keyIndexAheadEvents {
       // A long replay of the contacts opens many sealed payloads: the key store's index is
       // read on another thread while the checkpoint loads (nothing happens without a store).
@@ -354,6 +358,7 @@ public struct Replayer: Sendable {
     guard let checkpoints else { return nil }
     for entry in entries.reversed() {
       if let target, entry.sequence > target { continue }
+      if let limit = startsAtOrBefore, entry.sequence > limit { continue }
       do {
         let loaded = try checkpoints.load(entry, models: models)
         if case .instant(let instant) = point, loaded.anchor.latestTimestamp > instant {

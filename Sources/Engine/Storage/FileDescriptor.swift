@@ -21,6 +21,8 @@ struct FileDescriptor: Sendable {
     case readOnly
     /// Read and append; created (mode 0644) when missing.
     case appendCreating
+    /// Read and append; `EngineError.fileNotFound` when missing (nothing is created).
+    case appendExisting
   }
 
   /// Opens `path`, which must be a regular file (or, for `.appendCreating`, missing).
@@ -28,13 +30,14 @@ struct FileDescriptor: Sendable {
   /// A FIFO, a device, a socket or a directory is refused at once: the descriptor is opened
   /// non-blocking, so a FIFO with no writer cannot hang the caller, and its kind is checked
   /// before a byte is read or written.
-  /// - Throws: `EngineError.fileNotFound` when it does not exist (read-only mode),
+  /// - Throws: `EngineError.fileNotFound` when it does not exist (`.readOnly`, `.appendExisting`),
   ///   `.notALog` when it is not a regular file, `EngineError.io` for anything else.
   static func open(_ path: String, _ mode: Mode) throws(EngineError) -> FileDescriptor {
     let flags: Int32
     switch mode {
     case .readOnly: flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK
     case .appendCreating: flags = O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK
+    case .appendExisting: flags = O_RDWR | O_APPEND | O_CLOEXEC | O_NONBLOCK
     }
     let descriptor = retryingOnInterrupt { systemOpen(path, flags, 0o644) }
     guard descriptor >= 0 else {

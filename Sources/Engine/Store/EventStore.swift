@@ -89,7 +89,7 @@ public final class EventStore: Sendable {
     let log = log
     return try await run {
       let (recorded, version) = try log.events(inStream: stream)
-      return (try recorded.compactMap { try log.domainEvent(of: $0, for: decider) }, version)
+      return (try recorded.compactMap { try log.domainEvent(of: $0, for: D.self) }, version)
     }
   }
 

@@ -181,7 +181,7 @@ public struct JSONCursor {
   /// perhaps of some bytes above the lowest such byte; zero when there is none. The classic
   /// "has zero byte" and "has byte less than" bit tricks: borrows only run upwards, so the
   /// lowest flag is always exact.
-  @inlinable @inline(__always) @usableFromInline
+  @inlinable @inline(__always)
   package static func specialBytes(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let highs: UInt64 = 0x8080_8080_8080_8080

@@ -2,6 +2,14 @@ import Engine
 import Events
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// `replay append`: raw events, one from options or many from a file.
 enum AppendCommand {
   static let command = Command(
@@ -153,9 +161,27 @@ enum InputFile {
     guard !isDirectory.boolValue else {
       throw InputError.unavailable("'\(path)' is a directory, not a file")
     }
+    if !isRegularFile(path) {
+      // A pipe, a FIFO or a device (`/dev/stdin`, `<(...)`): read to its end, as `-` is.
+      guard let handle = FileHandle(forReadingAtPath: path) else {
+        throw InputError.unavailable("cannot read '\(path)' (check its permissions)")
+      }
+      defer { try? handle.close() }
+      do {
+        return Array(try handle.readToEnd() ?? Data())
+      } catch {
+        throw InputError.unavailable("cannot read '\(path)': \(error.localizedDescription)")
+      }
+    }
     guard let data = FileManager.default.contents(atPath: path) else {
       throw InputError.unavailable("cannot read '\(path)' (check its permissions)")
     }
     return Array(data)
+  }
+
+  /// Whether `path` names (through any symbolic links) a regular file.
+  static func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
   }
 }

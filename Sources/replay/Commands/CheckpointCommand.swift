@@ -74,6 +74,11 @@ enum CheckpointCommand {
         if message.hasPrefix("could not save") { failures.messages.withLock { $0.append(message) } }
       })
     replayer.refusesSeqsInsideWrites = true
+    if let every {
+      // Start before the first multiple that has no checkpoint, so that the replay passes
+      // (and saves) every missing one, even when a later checkpoint exists.
+      replayer.startsAtOrBefore = firstMissingMultiple(of: every, among: store.entries()) - 1
+    }
     let point = at.map(ReplayPoint.sequence) ?? .end
     // One pass saves the interval's checkpoints and the last event's.
     let saved = try replayer.readModels(
@@ -96,6 +101,16 @@ enum CheckpointCommand {
       invocation.terminal.write("saved checkpoints at seq \(list) in \(store.directory)\n")
     }
     return .success
+  }
+
+  /// The smallest multiple of `every` with no checkpoint.
+  static func firstMissingMultiple(of every: Int64, among entries: [CheckpointStore.Entry])
+    -> Int64
+  {
+    let saved = Set(entries.map(\.sequence))
+    var multiple = every
+    while saved.contains(multiple) { multiple += every }
+    return multiple
   }
 
   static func isDirectory(_ path: String) -> Bool {

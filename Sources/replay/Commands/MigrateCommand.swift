@@ -47,6 +47,22 @@ enum MigrateCommand {
     return "the old log '\(source)' held no personal data in clear\n"
   }
 
+  /// Refuses an output whose folder does not exist (or is no folder) before anything is read
+  /// or written, naming the folder.
+  static func refuseMissingFolder(of output: String) throws {
+    let folder = (output as NSString).deletingLastPathComponent
+    guard !folder.isEmpty else { return }
+    var isDirectory: ObjCBool = false
+    if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
+      throw ExportError.cannotCreateOutput(
+        path: output, reason: "its folder '\(folder)' does not exist; create it first")
+    }
+    if !isDirectory.boolValue {
+      throw ExportError.cannotCreateOutput(
+        path: output, reason: "'\(folder)' is not a folder")
+    }
+  }
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     guard invocation.flag("--encrypt-personal-data") else {
       throw UsageError(
@@ -55,6 +71,10 @@ enum MigrateCommand {
     guard let output = invocation.value("--output") else {
       throw UsageError("Missing '--output <path>': the new log to write")
     }
+    guard !output.isEmpty else {
+      throw UsageError("'--output' is empty: give the path of the new log to write")
+    }
+    try refuseMissingFolder(of: output)
     var migration = LogMigration(source: invocation.logPath, output: output)
     migration.sealingSeed = invocation.insecureSealingSeed
     let summary = try migration.run()

@@ -13,14 +13,14 @@ import Testing
     defer { try? FileManager.default.removeItem(at: directory) }
     let path = directory.appendingPathComponent("events.jsonl").path
 
-    // --- README example begins ---
-    let log = try EventLog(path: path)  // created by the first append
+    // --- README example begins (after its `let path`) ---
+    let log = try EventLog(path: path)
     let who = EventMetadata(actor: "ana", reason: "met at the expo")
 
     // A domain command: the stream is read, the Decider decides, the events are appended with
     // the version read as the expected version (and synced) before `handle` returns.
     let kermit = try ContactRecord(id: ContactID("9"), name: "Kermit the Frog")
-    try log.handle(.addContact(kermit), with: ContactDecider.self, metadata: who)
+    _ = try log.handle(.addContact(kermit), with: ContactDecider.self, metadata: who)
     let result = try log.handle(
       .favoriteContact(id: ContactID("9")), with: ContactDecider.self, metadata: who)
     print(result.events.map(\.type))  // ["ContactFavorited"]

@@ -200,6 +200,30 @@ import Testing
     }
   }
 
+  @Test func aPipeOrFIFOGivenByNameIsReadAsStandardInputIs() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      let line = #"{"stream":"contact-1","type":"ContactFavorited","data":{"id":"1"}}"# + "\n"
+      let piped = try ReplayProcess.run(
+        ["append", "--log", log, "--file", "/dev/stdin"], input: line + line)
+      #expect(piped.status == 0, "\(piped.error)")
+      #expect(piped.output == "appended 2 events (seq 1...2)\n")
+      let fifo = directory + "/events.fifo"
+      #expect(mkfifo(fifo, 0o600) == 0)
+      // The writer blocks in open until replay opens the FIFO for reading.
+      let writer = Thread {
+        if let handle = FileHandle(forWritingAtPath: fifo) {
+          handle.write(Data(line.utf8))
+          try? handle.close()
+        }
+      }
+      writer.start()
+      let named = try ReplayProcess.run(["append", "--log", log, "--file", fifo])
+      #expect(named.status == 0, "\(named.error)")
+      #expect(named.output == "appended 1 event (seq 3...3)\n")
+    }
+  }
+
   @Test func aMissingOrUnreadableInputFileExitsWith66() throws {
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"

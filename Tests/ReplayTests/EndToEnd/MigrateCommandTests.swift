@@ -21,6 +21,28 @@ import Testing
     }
   }
 
+  @Test func anOutputInAMissingFolderIs73AndAnEmptyOneIsAUsageError() throws {
+    try withTemporaryDirectory { directory in
+      let log = try RepositoryFiles.copySampleLog(to: directory)
+      let output = directory + "/nodir/x.jsonl"
+      let missing = try ReplayProcess.run(
+        ["migrate", "--encrypt-personal-data", "--output", output, "--log", log])
+      #expect(missing.status == 73)
+      #expect(
+        missing.error
+          == "Error: cannot write '\(output)': its folder '\(directory)/nodir' does not exist; "
+          + "create it first\n")
+      let empty = try ReplayProcess.run(
+        ["migrate", "--encrypt-personal-data", "--output", "", "--log", log])
+      #expect(empty.status == 64)
+      #expect(
+        empty.error.hasPrefix(
+          "Error: '--output' is empty: give the path of the new log to write\n"))
+      let left = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+      #expect(left == ["sample.jsonl", "sample.jsonl.keys"])
+    }
+  }
+
   @Test func aLogWithoutContactsHeldNothingInClear() throws {
     try withTemporaryDirectory { directory in
       let log = directory + "/events.jsonl"

@@ -152,6 +152,25 @@ func expectGolden(
     }
   }
 
+  @Test func checkpointEverySavesTheMissingMultiplesBeforeALaterCheckpoint() throws {
+    try withTemporaryDirectory { directory in
+      let log = try RepositoryFiles.copySampleLog(to: directory)
+      let last = try ReplayProcess.run(["checkpoint", "--log", log])
+      #expect(last.output == "saved checkpoints at seq 147 in \(log).checkpoints\n")
+      // A checkpoint after every multiple exists: the replay still starts before the first.
+      let every = try ReplayProcess.run(["checkpoint", "--every", "50", "--log", log])
+      #expect(every.status == 0)
+      #expect(every.output == "saved checkpoints at seq 50, 100 in \(log).checkpoints\n")
+      let again = try ReplayProcess.run(["checkpoint", "--every", "50", "--log", log])
+      #expect(again.output == "checkpoints are up to date (the newest is at seq 147)\n")
+      let smaller = try ReplayProcess.run(["checkpoint", "--every", "40", "--log", log])
+      #expect(smaller.output == "saved checkpoints at seq 40, 80, 120 in \(log).checkpoints\n")
+      let verify = try ReplayProcess.run(["checkpoint", "--verify", "--log", log])
+      #expect(verify.status == 0)
+      #expect(verify.output.components(separatedBy: "digest matches").count == 7)
+    }
+  }
+
   @Test func rebuildReportsCountsPerModel() throws {
     let result = try ReplayProcess.run(["rebuild", "--log", SampleLogTests.sample, "--json"])
     #expect(result.status == 0)
