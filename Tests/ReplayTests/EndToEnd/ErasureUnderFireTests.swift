@@ -408,7 +408,7 @@ extension ErasureUnderFireTests {
       let process = Process()
       process.executableURL = ReplayProcess.executable
       process.arguments = arguments + ["--log", log]
-      FileManager.default.createFile(atPath: scratch + "/" + name, contents: nil)
+      _ = FileManager.default.createFile(atPath: scratch + "/" + name, contents: nil)
       process.standardOutput = try FileHandle(
         forWritingTo: URL(fileURLWithPath: scratch + "/" + name))
       process.standardError = FileHandle.nullDevice
