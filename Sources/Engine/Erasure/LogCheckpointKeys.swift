@@ -11,32 +11,58 @@ import Synchronization
 /// One value serves one read (a replay, a checkpoint's load and the records it opens later):
 /// it asks the store as one ``PersonalData/KeyRing`` does, under a lock.
 final class LogCheckpointKeys: CheckpointKeys {
-  private let ring: Mutex<PersonalData.KeyRing>
+  private struct State {
+    var ring: PersonalData.KeyRing
+    /// Keys derived in this read, by key id: a replay saving several checkpoints seals each
+    /// contact under the same one.
+    var derived: [UInt64: ChaCha20Poly1305.Key] = [:]
+  }
+
+  private let state: Mutex<State>
 
   init(logPath: String) {
-    ring = Mutex(PersonalData.KeyRing(logPath: logPath))
+    state = Mutex(State(ring: PersonalData.KeyRing(logPath: logPath)))
   }
 
   private static let label = Array("replay checkpoint key 1".utf8) + [0]
 
-  func checkpointKey(_ keyID: UInt64, contact: ContactID) -> CheckpointKeyLookup {
-    let lookup = ring.withLock { ring in
-      Result { try ring.lookup(KeyStore.KeyID(rawValue: keyID)) }
-    }
-    switch lookup {
-    case .failure, .success(.missing):
-      return .unavailable
-    case .success(.erased):
-      return .erased
-    case .success(.present(let entry)):
-      guard entry.contact == contact.rawValue else { return .unavailable }
-      var hasher = SHA256()
-      hasher.update(Self.label)
-      entry.key.withUnsafeBytes { hasher.update($0) }
-      guard let key = try? ChaCha20Poly1305.Key(bytes: hasher.finalize()) else {
-        return .unavailable
+  /// What the store says of key `keyID` for `contact`.
+  private func lookup(
+    _ keyID: UInt64, contact: ContactID, _ state: inout State
+  ) -> KeyStore.Lookup? {
+    guard let found = try? state.ring.lookup(KeyStore.KeyID(rawValue: keyID)) else { return nil }
+    if case .present(let entry) = found, entry.contact != contact.rawValue { return nil }
+    return found
+  }
+
+  func checkpointKeyState(_ keyID: UInt64, contact: ContactID) -> CheckpointKeyState {
+    state.withLock { state in
+      switch lookup(keyID, contact: contact, &state) {
+      case .present: .available
+      case .erased: .erased
+      case .missing, nil: .unavailable
       }
-      return .key(key)
+    }
+  }
+
+  func checkpointKey(_ keyID: UInt64, contact: ContactID) -> CheckpointKeyLookup {
+    state.withLock { state in
+      switch lookup(keyID, contact: contact, &state) {
+      case .missing, nil:
+        return .unavailable
+      case .erased:
+        return .erased
+      case .present(let entry):
+        if let known = state.derived[keyID] { return .key(known) }
+        var hasher = SHA256()
+        hasher.update(Self.label)
+        entry.key.withUnsafeBytes { hasher.update($0) }
+        guard let key = try? ChaCha20Poly1305.Key(bytes: hasher.finalize()) else {
+          return .unavailable
+        }
+        state.derived[keyID] = key
+        return .key(key)
+      }
     }
   }
 }

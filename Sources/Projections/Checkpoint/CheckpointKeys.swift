@@ -15,6 +15,20 @@ public protocol CheckpointKeys: Sendable {
   /// checkpoint key derived from it, or that it was destroyed (or its erasure began), or that
   /// it cannot be had.
   func checkpointKey(_ keyID: UInt64, contact: ContactID) -> CheckpointKeyLookup
+
+  /// What ``checkpointKey(_:contact:)`` would answer, without deriving the key: what a load
+  /// checks of every contact before any record is opened.
+  func checkpointKeyState(_ keyID: UInt64, contact: ContactID) -> CheckpointKeyState
+}
+
+/// The answer of ``CheckpointKeys/checkpointKeyState(_:contact:)``.
+public enum CheckpointKeyState: Sendable, Equatable {
+  /// The key can be had.
+  case available
+  /// The contact's key was destroyed, or its erasure began.
+  case erased
+  /// The key cannot be had.
+  case unavailable
 }
 
 /// The answer of ``CheckpointKeys/checkpointKey(_:contact:)``.

@@ -466,8 +466,8 @@ public struct ContactList: ReadModel {
             found: "\(length)", at: sealedOffset)
         }
         _ = try reader.readBytes(count: length, "a sealed contact")
-        switch keys?.checkpointKey(keyID, contact: id) ?? .unavailable {
-        case .key: break
+        switch keys?.checkpointKeyState(keyID, contact: id) ?? .unavailable {
+        case .available: break
         case .erased:
           erasedRecord = ContactRecord(id: id, name: ContactRecord.erasedName, companyName: company)
         case .unavailable:
