@@ -167,7 +167,7 @@ public struct CheckpointStore: Sendable {
   /// renamed, so a crash never leaves half a checkpoint under a checkpoint's name.
   ///
   /// Contacts' personal data is sealed under keys derived from the contacts' own keys
-  /// (``LogCheckpointKeys``): a checkpoint holds nothing in clear that the log does not, and an
+  /// (`LogCheckpointKeys`): a checkpoint holds nothing in clear that the log does not, and an
   /// erasure that destroys a key erases the contact in every checkpoint, even one a reader
   /// saves while the erasure runs. Temporary files of killed savers are removed here.
   public func save(_ models: ReadModels, sequence: Int64, anchor: Anchor) throws {
