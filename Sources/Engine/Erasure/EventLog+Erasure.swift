@@ -221,7 +221,7 @@ extension EventLog {
       }
     }
     if removal.removed > 0 {
-      try? SidecarFile.synchronizeDirectory(containing: checkpoints.directory + "/every")
+      try? SidecarFile.synchronize(directory: checkpoints.directory)
     }
     return removal
   }

@@ -248,18 +248,8 @@ struct LogTail: Equatable {
   ) throws -> Int64? {
     let lineCount = last.sequence - batch.lowerBound + 1
     guard lineCount > 0 else { return nil }
-    // Quick step: count the write's lines back; the line reached must be its first.
-    let starts = try LineScanner.startsOfLastLines(file, count: Int(lineCount), before: end)
-    if let first = starts.first, starts.count == Int(lineCount) {
-      if lineCount == 1 { return first }
-      let next = starts.count > 1 ? starts[1] : end
-      if case .success(let line) = try decodeLine(file, first..<next),
-        line.sequence == batch.lowerBound, line.batch ?? (line.sequence...line.sequence) == batch
-      {
-        return first
-      }
-    }
-    // Zeros swallowed line breaks: walk back line by line.
+    // Zeros may have swallowed line breaks: walk back line by line (the caller counted them
+    // back already, and found zeros).
     var lineEnd = try LineScanner.startsOfLastLines(file, count: 1, before: end).first ?? 0
     var expected = last.sequence - 1
     for _ in 0..<(2 * lineCount + 2) {

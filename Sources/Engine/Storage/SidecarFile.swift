@@ -96,9 +96,7 @@ enum SidecarFile {
       } else {
         continue
       }
-      if deadOnly, let pid = pid_t(pidText), pid > 0, kill(pid, 0) == 0 || errno == EPERM {
-        continue
-      }
+      if deadOnly, let pid = pid_t(pidText), pid > 0, isRunning(pid) { continue }
       found.append(directory + "/" + entry)
     }
     return found.sorted()
@@ -111,7 +109,12 @@ enum SidecarFile {
     guard let range = name.range(of: temporaryInfix) else { return false }
     let pidText = name[range.upperBound...].prefix { $0 != "-" }
     guard let pid = pid_t(pidText), pid > 0 else { return true }
-    return !(kill(pid, 0) == 0 || errno == EPERM)
+    return !isRunning(pid)
+  }
+
+  /// Whether process `pid` exists (one of another user's counts).
+  private static func isRunning(_ pid: pid_t) -> Bool {
+    kill(pid, 0) == 0 || errno == EPERM
   }
 
   /// Removes ``leftovers(of:deadOnly:)`` and syncs the folder when any went.
@@ -129,7 +132,11 @@ enum SidecarFile {
   /// survives a power loss.
   /// - Throws: `EngineError.io` when the folder cannot be opened or synced.
   static func synchronizeDirectory(containing path: String) throws(EngineError) {
-    let directory = split(path).directory
+    try synchronize(directory: split(path).directory)
+  }
+
+  /// Syncs the folder `directory` itself, so that its new entries and unlinks survive.
+  static func synchronize(directory: String) throws(EngineError) {
     let descriptor = open(directory, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else {
       throw .io(path: directory, operation: "open", code: errno)
