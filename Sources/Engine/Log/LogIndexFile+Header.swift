@@ -11,6 +11,8 @@ extension LogIndexFile {
     var prefixChecksum: UInt32
     var lastLineChecksum: UInt32
     var lastLineStart: Int64
+    /// The log file the index was made from.
+    var log: LogFileIdentity
 
     /// Where each section starts, from the counts.
     struct Layout {
@@ -36,7 +38,7 @@ extension LogIndexFile {
         fileSize: pageTableStart + 4 * pageCount)
     }
 
-    /// The header's bytes: 11 words, zeros, and its own CRC-32C in the last four bytes.
+    /// The header's bytes: 10 words, zeros, and its own CRC-32C in the last four bytes.
     var bytes: [UInt8] {
       var bytes: [UInt8] = []
       bytes.reserveCapacity(LogIndexFile.headerSize)
@@ -44,7 +46,7 @@ extension LogIndexFile {
         LogIndexFile.magic, UInt64(bitPattern: coveredEnd), UInt64(bitPattern: lastSequence),
         UInt64(streamCount), UInt64(eventCount), UInt64(namesLength),
         UInt64(prefixChecksum) | UInt64(lastLineChecksum) << 32,
-        UInt64(bitPattern: lastLineStart),
+        UInt64(bitPattern: lastLineStart), log.device, log.inode,
       ]
       for word in words { withUnsafeBytes(of: word.littleEndian) { bytes += $0 } }
       bytes += repeatElement(0, count: LogIndexFile.headerSize - 4 - bytes.count)
@@ -64,7 +66,8 @@ extension LogIndexFile {
         namesLength: Int(truncatingIfNeeded: word(5)),
         prefixChecksum: UInt32(truncatingIfNeeded: word(6)),
         lastLineChecksum: UInt32(truncatingIfNeeded: word(6) >> 32),
-        lastLineStart: Int64(bitPattern: word(7)))
+        lastLineStart: Int64(bitPattern: word(7)),
+        log: LogFileIdentity(device: word(8), inode: word(9)))
     }
 
     /// The header in `bytes`, checked: magic, checksum, counts that fit a file of `fileSize`.

@@ -73,7 +73,7 @@ extension LogIndexFile {
       streamCount: merged.count, eventCount: eventCount, namesLength: namesLength,
       prefixChecksum: prefix.withUnsafeBytes { CRC32C.checksum($0) },
       lastLineChecksum: lastLine.withUnsafeBytes { CRC32C.checksum($0) },
-      lastLineStart: index.lastLineStart)
+      lastLineStart: index.lastLineStart, log: try LogFileIdentity(of: log))
 
     let path = path(forLog: logPath)
     let temporary = "\(path).tmp-\(getpid())"

@@ -14,9 +14,10 @@ import Events
 /// saved.
 ///
 /// It is a cache, never trusted past what it can check:
-/// - it is bound to its log by the checksum of the log's first bytes and of the last line it
-///   covers, both compared with the log on open; a log that is shorter, replaced or rewritten
-///   fails the check and the index is ignored (and rebuilt from the log);
+/// - it is bound to its log by the log file's identity (`LogFileIdentity`: an index copied
+///   beside another copy of the log is never used) and by the checksum of the log's first bytes
+///   and of the last line it covers, all compared with the log on open; a log that is shorter,
+///   replaced or rewritten fails the check and the index is ignored (and rebuilt from the log);
 /// - every 4 KiB page of the file carries a CRC-32C, checked the first time a lookup touches the
 ///   page; a bad page makes the lookup throw `LogIndexFile.Damaged`, and the writer drops the
 ///   file and reads the log instead;
@@ -37,7 +38,7 @@ final class LogIndexFile: @unchecked Sendable {
     var problem: String
   }
 
-  static let magic: UInt64 = 0x3158_4449_594C_5052  // "RPLYIDX1"
+  static let magic: UInt64 = 0x3258_4449_594C_5052  // "RPLYIDX2"
   static let headerSize = 128
   static let pageSize = 4096
   static let directoryEntrySize = 32
@@ -151,6 +152,14 @@ final class LogIndexFile: @unchecked Sendable {
   private func bindingProblem(log: FileDescriptor, committedEnd: Int64) -> String? {
     guard coveredEnd <= committedEnd else {
       return "it covers \(coveredEnd) bytes, but the log's committed lines end at \(committedEnd)"
+    }
+    do throws(EngineError) {
+      let identity = try LogFileIdentity(of: log)
+      guard identity == header.log else {
+        return "it was made from another file (\(header.log)), not this log (\(identity))"
+      }
+    } catch {
+      return error.description
     }
     guard coveredEnd > 0 else { return nil }
     guard lastLineStart >= 0, lastLineStart < coveredEnd else {

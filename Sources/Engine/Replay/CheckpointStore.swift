@@ -170,14 +170,44 @@ public struct CheckpointStore: Sendable {
   /// (`LogCheckpointKeys`): a checkpoint holds nothing in clear that the log does not, and an
   /// erasure that destroys a key erases the contact in every checkpoint, even one a reader
   /// saves while the erasure runs. Temporary files of killed savers are removed here.
+  ///
+  /// The folder is bound to the log file (`bindingPath`): when it was made for another file (a
+  /// copy of another log's folder) or says nothing, its checkpoints are removed before the
+  /// folder is bound to this log, so that no checkpoint of another log is ever used.
   public func save(_ models: ReadModels, sequence: Int64, anchor: Anchor) throws {
     try SidecarFile.createDirectory(directory)
     for leftover in temporaryFiles() where SidecarFile.isLeftoverOfDeadProcess(leftover) {
       unlink(leftover)
     }
+    try bindToLog()
     let bytes = ReadModelCheckpoint(models: models, sequence: sequence, anchor: anchor.text)
       .encoded(keys: LogCheckpointKeys(logPath: logPath))
     try SidecarFile.write(bytes, to: path(for: sequence))
+  }
+
+  /// The file in the folder that says which log file its checkpoints were made from
+  /// (`device 2049 inode 1234`, `LogFileIdentity`).
+  public var bindingPath: String { directory + "/log-file" }
+
+  /// The log file the folder's checkpoints were made from, `nil` when no file says.
+  func boundIdentity() -> LogFileIdentity? {
+    guard var bytes = Self.contents(of: bindingPath) else { return nil }
+    if bytes.last == 0x0A { bytes.removeLast() }
+    return LogFileIdentity(text: String(decoding: bytes, as: UTF8.self))
+  }
+
+  /// Binds the folder to the log file now at `logPath`, first removing the checkpoints of
+  /// another file (or of none) that it holds.
+  func bindToLog() throws {
+    guard let status = FileDescriptor.status(atPath: logPath) else {
+      throw EngineError.fileNotFound(path: logPath)
+    }
+    let identity = LogFileIdentity(status)
+    guard boundIdentity() != identity else { return }
+    for entry in entries() where !SidecarFile.remove(entry.path) {
+      throw EngineError.io(path: entry.path, operation: "unlink", code: errno)
+    }
+    try SidecarFile.write(Array((identity.description + "\n").utf8), to: bindingPath)
   }
 
   /// A loaded checkpoint.
@@ -296,7 +326,21 @@ public struct CheckpointStore: Sendable {
       throw reject("the log cannot be opened: \(error)")
     }
     defer { file.close() }
-    guard let size = try? file.status().size, size >= anchor.offset else {
+    guard let status = try? file.status() else {
+      throw reject("the log cannot be read")
+    }
+    let identity = LogFileIdentity(status)
+    guard let bound = boundIdentity() else {
+      throw reject(
+        "its folder does not say which log file it was made for (a copied folder, or one older than that binding)"
+      )
+    }
+    guard bound == identity else {
+      throw reject(
+        "it was made for another file (\(bound)), not this log (\(identity)): a copy of another log's checkpoints"
+      )
+    }
+    guard status.size >= anchor.offset else {
       throw reject("the log is shorter than the \(anchor.offset) bytes it covered")
     }
     for sample in anchor.samples {
