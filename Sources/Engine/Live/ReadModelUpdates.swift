@@ -50,27 +50,20 @@ public struct ReadModelUpdates: AsyncSequence, Sendable {
         let replayer = Replayer(
           reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path))
         let loaded = try replayer.readModels(at: .end, models: wanted)
-        var models = loaded.models
-        var sequence = loaded.lastSequence
-        guard channel.send(Update(models: models, sequence: sequence, newEventCount: 0)) else {
+        guard
+          channel.send(
+            Update(models: loaded.models, sequence: loaded.lastSequence, newEventCount: 0))
+        else {
           return
         }
-        let follower = LogFollower(path: path, from: .afterSequence(sequence))
+        let follower = LogFollower(path: path, from: .afterSequence(loaded.lastSequence))
         guard box.set(follower) else { return }
-        var pending = 0
-        try follower.follow(
-          caughtUp: {
-            guard pending > 0 else { return true }
-            let update = Update(models: models, sequence: sequence, newEventCount: pending)
-            pending = 0
-            return channel.send(update)
-          }
-        ) { line in
-          let event = line.recordedEvent()
-          try models.fold(event, path: path)
-          sequence = event.sequence
-          pending += 1
-          return true
+        try follower.follow(folding: loaded.models, through: loaded.lastSequence) { followed in
+          guard followed.newEventCount > 0 else { return true }
+          return channel.send(
+            Update(
+              models: followed.models, sequence: followed.sequence,
+              newEventCount: followed.newEventCount))
         }
         channel.finish(throwing: nil)
       } catch {

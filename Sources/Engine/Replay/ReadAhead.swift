@@ -58,6 +58,30 @@ extension Replayer {
   }
 }
 
+extension Replayer {
+  /// The one fold of a log line into the read models, after `FoldDecoder.input(for:)`: what a
+  /// replay does with each line it reads and a follower (`LogFollower.follow(folding:…)`) with
+  /// each line committed since.
+  @inline(__always)
+  static func fold(
+    _ input: consuming FoldInput, of line: EventLine, at timestamp: Timestamp,
+    into models: inout ReadModels
+  ) {
+    // Consumed, not copied: the model takes the payload.
+    switch consume input {
+    case .favorite(let isFavorite, let contactID):
+      models.contacts.setFavorite(isFavorite, contactID: contactID)
+    case .event(let event):
+      models.apply(
+        event,
+        at: EventContext(sequence: line.sequence, streamVersion: line.version, timestamp: timestamp)
+      )
+    case .nothing:
+      break
+    }
+  }
+}
+
 /// A replay's lines decoded on its reading thread, ahead of the fold: the payload read, the
 /// key looked up and sealed records opened there, so that the fold's thread only folds.
 ///

@@ -222,18 +222,7 @@ public struct Replayer: Sendable {
         } else {
           input = try decoder.input(for: line)
         }
-        // Consumed, not copied: the model takes the payload.
-        switch consume input {
-        case .favorite(let isFavorite, let contactID):
-          models.contacts.setFavorite(isFavorite, contactID: contactID)
-        case .event(let event):
-          models.apply(
-            event,
-            at: EventContext(
-              sequence: line.sequence, streamVersion: line.version, timestamp: timestamp))
-        case .nothing:
-          break
-        }
+        Self.fold(input, of: line, at: timestamp, into: &models)
       }
       if needsDigest {
         let end = line.offset + Int64(line.length) + 1

@@ -54,26 +54,23 @@ enum StateCommand {
       path: invocation.logPath, from: .afterSequence(result.lastSequence))
     let interruption = FollowInterruption(stopping: follower)
     defer { interruption.cancel() }
-    var pending = 0
     invocation.terminal.flush()
     // Standard output failed (or its pipe closed): following would never end well.
     if invocation.terminal.hasOutputFailed { return .success }
-    func caughtUp() throws -> Bool {
-      if pending > 0 {
-        pending = 0
+    // The follow holds the only copy of the models, so that each event is folded in place.
+    let models = result.models
+    result.models = ReadModels()
+    try follower.follow(folding: models, through: result.lastSequence) { followed in
+      if followed.newEventCount > 0 {
+        var shown = result
+        shown.models = followed.models
+        shown.lastSequence = followed.sequence
+        shown.lastFoldedSequence = followed.sequence
         if !invocation.flag("--json") { invocation.terminal.write("\n") }
-        try show(model: model, id: id, result: result, options: options, invocation)
+        try show(model: model, id: id, result: shown, options: options, invocation)
       }
       invocation.terminal.flush()
       return !invocation.terminal.hasOutputFailed
-    }
-    try follower.follow(caughtUp: caughtUp) { line in
-      let event = line.recordedEvent()
-      try result.models.fold(event, path: invocation.logPath)
-      result.lastSequence = event.sequence
-      result.lastFoldedSequence = event.sequence
-      pending += 1
-      return true
     }
     invocation.terminal.flush()
     return .success
