@@ -168,17 +168,17 @@ struct LogIndex {
         line.offset, toStreamNamed: line.streamBytes, name: { line.stream },
         baseVersion: { _ in assumed })
     }
-    guard line.version == previous + 1, line.version >= 1 else {
+    guard LogRules.versionFollows(previous, line.version) else {
       throw EngineError.corruptLine(
         path: path, line: line.lineNumber, offset: line.offset,
-        problem:
-          "stream '\(line.stream)' jumps from version \(previous) to \(line.version) (versions run from 1 without gaps)"
-      )
+        problem: LogRules.Violation.version(
+          stream: line.stream, previous: previous, found: line.version
+        ).description)
     }
     if let earlier = eventOffsets.updateValue(line.offset, forKey: line.id) {
       throw EngineError.corruptLine(
         path: path, line: line.lineNumber, offset: line.offset,
-        problem: "event id \(line.id) is also on the line at byte \(earlier) (ids are unique)")
+        problem: LogRules.Violation.duplicateID(line.id, earlier: .offset(earlier)).description)
     }
   }
 

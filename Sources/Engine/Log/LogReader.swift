@@ -165,9 +165,8 @@ public struct LogReader: Sendable {
       guard line.sequence == expectedSequence else {
         throw EngineError.corruptLine(
           path: path, line: lineNumber, offset: offset,
-          problem:
-            "seq is \(line.sequence) where \(expectedSequence) was expected (seq runs gapless from 1)"
-        )
+          problem: LogRules.Violation.sequence(found: line.sequence, expected: expectedSequence)
+            .description)
       }
       expectedSequence += 1
       deliveredEnd = offset + Int64(length) + 1

@@ -84,8 +84,7 @@ public struct LogVerifier: Sendable {
       newestSchemaVersions[$0]
     }
     var idLines = EventIDTable<Int>()
-    var expectedSequence: Int64 = 1
-    var openBatch: ClosedRange<Int64>?
+    var rules = LogRules.Sequence()
     var lineNumber = 0
     var eventCount = 0
     var digest: LogDigest?
@@ -153,19 +152,18 @@ public struct LogVerifier: Sendable {
         problem(message)
         // Assume the line held the expected event, so one bad line is reported once and not
         // again as a gap or a broken write.
-        if let batch = openBatch, expectedSequence >= batch.upperBound { openBatch = nil }
-        expectedSequence += 1
+        rules.skipUnreadable()
         return true
       }
       var isSound = true
       // The envelope decoder has already refused a line whose id, time or meta breaks the
       // format (docs/FORMAT.md, "What a reader checks"): what is left here is what one line
       // alone cannot show.
-      if line.sequence != expectedSequence {
-        problem("seq is \(line.sequence) where \(expectedSequence) was expected")
+      if let violation = rules.check(sequence: line.sequence) {
+        problem(violation.description)
         isSound = false
+        rules.resume(after: line.sequence)
       }
-      expectedSequence = line.sequence + 1
       let stream = streams.position(of: line.streamSlice, in: line.base)
       if let reason = streams.problems[stream] {
         problem(reason)
@@ -183,32 +181,21 @@ public struct LogVerifier: Sendable {
         isSound = false
       }
       let previousVersion = streams[stream]
-      if line.version != previousVersion + 1 {
+      if !LogRules.versionFollows(previousVersion, line.version) {
         problem(
-          "stream '\(streams.names[stream].rawValue)' goes from version \(previousVersion) to \(line.version) (expected \(previousVersion + 1))"
-        )
+          LogRules.Violation.version(
+            stream: streams.names[stream].rawValue, previous: previousVersion, found: line.version
+          ).description)
         isSound = false
       }
       streams[stream] = max(previousVersion, line.version)
       if let earlier = idLines.updateValue(lineNumber, forKey: line.id) {
-        problem("event id \(line.id) is also on line \(earlier)")
+        problem(LogRules.Violation.duplicateID(line.id, earlier: .line(earlier)).description)
         isSound = false
       }
-      // A multi-event write's lines are consecutive and each names the same range.
-      if let batch = openBatch, line.batch != batch {
-        problem(
-          "the write of events \(batch.lowerBound)...\(batch.upperBound) stops before its end")
+      rules.check(sequence: line.sequence, write: line.batch) { violation in
+        problem(violation.description)
         isSound = false
-        openBatch = nil
-      }
-      if let batch = line.batch {
-        if openBatch == nil, line.sequence != batch.lowerBound {
-          problem(
-            "event \(line.sequence) claims to be part of a write starting at \(batch.lowerBound), which is missing"
-          )
-          isSound = false
-        }
-        openBatch = line.sequence < batch.upperBound ? batch : nil
       }
       // Checked beside this thread; a failure there takes the line off the count.
       payloads.add(line, lineNumber: lineNumber, wasSound: isSound)
@@ -264,19 +251,18 @@ public struct LogVerifier: Sendable {
         Problem(
           line: 0, offset: 0,
           message:
-            "the log is shorter than it was: checkpoint '\(entry.path)' covers seq 1...\(entry.sequence) and \(anchor.offset) bytes, but the log's committed events end at seq \(expectedSequence - 1), byte \(end)"
+            "the log is shorter than it was: checkpoint '\(entry.path)' covers seq 1...\(entry.sequence) and \(anchor.offset) bytes, but the log's committed events end at seq \(rules.expected - 1), byte \(end)"
         ))
     }
-    if let batch = openBatch {
+    if let batch = rules.openWrite {
       problems.append(
         Problem(
           line: lineNumber, offset: end,
-          message:
-            "the write of events \(batch.lowerBound)...\(batch.upperBound) stops before its end"))
+          message: LogRules.Violation.writeStopsEarly(batch).description))
     }
     return Report(
       eventCount: eventCount, streamCount: streams.count,
-      lastSequence: expectedSequence - 1, byteCount: tail.fileSize, problems: problems,
+      lastSequence: rules.expected - 1, byteCount: tail.fileSize, problems: problems,
       uncommittedTail: tail.badLastLine == nil ? tail.uncommittedDescription : nil, digest: digest,
       quarantined: Quarantine.entries(forLog: path), checkpointsChecked: checkpointsChecked)
   }

@@ -143,9 +143,8 @@ struct PipelinedScan<Prepared> {
           guard line.sequence == expectedSequence else {
             throw EngineError.corruptLine(
               path: path, line: Int(expectedSequence), offset: line.offset,
-              problem:
-                "seq is \(line.sequence) where \(expectedSequence) was expected (seq runs gapless from 1)"
-            )
+              problem: LogRules.Violation.sequence(found: line.sequence, expected: expectedSequence)
+                .description)
           }
           expectedSequence += 1
           endOffset = line.offset + Int64(line.length) + 1
