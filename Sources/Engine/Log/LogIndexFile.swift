@@ -24,7 +24,7 @@ import Events
 /// - it is written whole to a temporary file and renamed over the old one, so `kill -9` during
 ///   a save leaves the old index or the new one, never a mix.
 ///
-/// Layout (little-endian; see docs/FORMAT.md, "The index file"):
+/// Layout (little-endian; see docs/FORMAT.md, "The writer's index"):
 /// `header (128 bytes) | stream directory | stream names | line offsets | event ids | page CRCs`.
 /// The directory holds one 32-byte entry per stream, sorted by the name's bytes: where its name
 /// is, where its line offsets start, how many there are. Line offsets are grouped by stream,
