@@ -259,12 +259,18 @@ public struct LogVerifier: Sendable {
               "the digest covers \(expected.sequence) lines, but the log has only \(lineNumber)"))
       }
     }
-    for (entry, anchor) in anchors[nextAnchor...] {
+    // Every checkpoint past the end says the same thing: said once, with the way forward.
+    if let (first, _) = anchors[nextAnchor...].first, let (last, lastAnchor) = anchors.last {
+      let count = anchors.count - nextAnchor
+      let which =
+        count == 1
+        ? "checkpoint '\(last.path)' covers"
+        : "\(count) checkpoints (at seq \(first.sequence) to \(last.sequence)) cover more than it holds; the furthest, '\(last.path)', covers"
       problems.append(
         Problem(
           line: 0, offset: 0,
           message:
-            "the log is shorter than it was: checkpoint '\(entry.path)' covers seq 1...\(entry.sequence) and \(anchor.offset) bytes, but the log's committed events end at seq \(expectedSequence - 1), byte \(end)"
+            "the log is shorter than it was: \(which) seq 1...\(last.sequence) and \(lastAnchor.offset) bytes, but the log's committed events end at seq \(expectedSequence - 1), byte \(end); restore the log from a backup, or, if it was shortened on purpose, run 'replay checkpoint --clear --log \(path)' to delete its checkpoints"
         ))
     }
     if let batch = openBatch {
