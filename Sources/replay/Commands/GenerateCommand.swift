@@ -37,6 +37,11 @@ enum GenerateCommand {
       Option.flag(["--append"], help: "Add to a log that already has events."),
       CommonOptions.noFsync,
       CommonOptions.lockTimeout,
+      Option.flag(
+        ["--json"],
+        help:
+          "Print a JSON summary: {\"log\", \"appended\", \"firstSeq\", \"lastSeq\", \"writes\", \"bytes\", \"seconds\", \"eventsPerSecond\", \"eventsByType\"}."
+      ),
     ],
     run: run)
 
@@ -90,8 +95,41 @@ enum GenerateCommand {
     let summary = try log.appendGenerated(
       count ?? 0, from: &generator, chunkSize: chunkSize, clock: clock)
     let elapsed = ContinuousClock.now - started
-    terminal.write(report(summary, path: path, elapsed: elapsed))
+    if invocation.flag("--json") {
+      terminal.write(bytes: json(summary, path: path, elapsed: elapsed))
+    } else {
+      terminal.write(report(summary, path: path, elapsed: elapsed))
+    }
     return .success
+  }
+
+  /// The summary as data, in the words of `append --json` and `rebuild --json`.
+  static func json(_ summary: GenerationSummary, path: String, elapsed: Duration) -> [UInt8] {
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.member("log", path)
+    writer.key("appended")
+    writer.integer(summary.eventCount)
+    writer.sequenceMembers(summary.sequences)
+    writer.key("writes")
+    writer.integer(summary.chunkCount)
+    writer.key("bytes")
+    writer.integer(summary.byteCount)
+    writer.key("seconds")
+    writer.number(seconds)
+    writer.key("eventsPerSecond")
+    writer.number(seconds > 0 ? (Double(summary.eventCount) / seconds).rounded() : 0)
+    writer.counts("eventsByType", sortedTypes(summary))
+    writer.endObject()
+    return writer.line
+  }
+
+  /// Event types, the most frequent first (then by name).
+  static func sortedTypes(_ summary: GenerationSummary) -> [(name: String, count: Int)] {
+    summary.eventsByType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map {
+      ($0.key, $0.value)
+    }
   }
 
   /// The summary: totals, then events by type.
@@ -116,8 +154,7 @@ enum GenerateCommand {
       .init(title: "TYPE"), .init(title: "EVENTS", alignment: .right),
       .init(title: "SHARE", alignment: .right),
     ])
-    let types = summary.eventsByType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-    for (type, events) in types {
+    for (type, events) in sortedTypes(summary) {
       table.append([
         type, String(events), format(100 * Double(events) / Double(count), decimals: 1) + "%",
       ])

@@ -25,6 +25,11 @@ enum MigrateCommand {
       Option(
         names: ["--output"], valueName: "path", help: "The new log; it must not exist.",
         defaultDescription: "required"),
+      Option.flag(
+        ["--json"],
+        help:
+          "Print the summary as JSON: {\"output\", \"events\", \"sealed\", \"alreadySealed\", \"keys\": {\"path\", \"made\", \"carriedOver\"}, \"comparedAt\", \"oldLogHeldPersonalDataInClear\", \"note\"}."
+      ),
     ],
     run: run)
 
@@ -79,6 +84,10 @@ enum MigrateCommand {
     migration.sealingSeed = invocation.insecureSealingSeed
     let summary = try migration.run()
     let source = invocation.logPath
+    if invocation.flag("--json") {
+      invocation.terminal.write(bytes: json(summary, source: source, output: output))
+      return .success
+    }
     var text =
       "wrote '\(output)': \(summary.eventCount) events, \(summary.sealedCount) contact payloads sealed"
     if summary.alreadySealedCount > 0 {
@@ -93,5 +102,39 @@ enum MigrateCommand {
     text += oldLogNote(summary, source: source)
     invocation.terminal.write(text)
     return .success
+  }
+
+  /// The summary as data; `note` is the text's last line, about what the old log still holds.
+  /// (`comparedAt` lists the seqs where the read models were compared; a difference fails
+  /// before this is printed.)
+  static func json(_ summary: LogMigration.Summary, source: String, output: String) -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.member("output", output)
+    writer.key("events")
+    writer.integer(summary.eventCount)
+    writer.key("sealed")
+    writer.integer(summary.sealedCount)
+    writer.key("alreadySealed")
+    writer.integer(summary.alreadySealedCount)
+    writer.key("keys")
+    writer.beginObject()
+    writer.member("path", KeyStore.path(forLog: output))
+    writer.key("made")
+    writer.integer(summary.keysMade)
+    writer.key("carriedOver")
+    writer.integer(summary.keysCarriedOver)
+    writer.endObject()
+    writer.key("comparedAt")
+    writer.beginArray()
+    for sequence in summary.comparedAt { writer.integer(sequence) }
+    writer.endArray()
+    writer.key("oldLogHeldPersonalDataInClear")
+    writer.bool(summary.sourceHeldPersonalDataInClear)
+    var note = oldLogNote(summary, source: source)
+    if note.hasSuffix("\n") { note.removeLast() }
+    writer.member("note", note)
+    writer.endObject()
+    return writer.line
   }
 }

@@ -46,6 +46,11 @@ enum ReportCommand {
         ["--verify"],
         help: "Also run 'replay verify' (one more pass) and show its verdict on the page."),
       CommonOptions.log,
+      Option.flag(
+        ["--json"],
+        help:
+          "Print what was written as JSON: {\"seq\", \"window\": {\"firstSeq\", \"lastSeq\", \"events\"}, \"entitiesChanged\", \"output\", \"bytes\"}."
+      ),
     ],
     run: run)
 
@@ -59,6 +64,26 @@ enum ReportCommand {
     let report = try AuditReport.build(replayer: invocation.replayer, request: request)
     let bytes = Array(report.html().utf8)
     try AtomicFile.write(bytes, to: output, protecting: invocation.logPath)
+    if invocation.flag("--json") {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.key("seq")
+      writer.integer(report.pointSequence)
+      writer.key("window")
+      writer.beginObject()
+      writer.sequenceMembers(report.timeline.sequences)
+      writer.key("events")
+      writer.integer(report.timeline.eventCount)
+      writer.endObject()
+      writer.key("entitiesChanged")
+      writer.integer(report.changes.count)
+      writer.member("output", output)
+      writer.key("bytes")
+      writer.integer(bytes.count)
+      writer.endObject()
+      invocation.terminal.write(bytes: writer.line)
+      return .success
+    }
     invocation.terminal.write(
       "wrote the report of \(invocation.logPath) at seq \(report.pointSequence) "
         + "(\(report.timeline.eventCount) events in the window, "
