@@ -15,7 +15,10 @@ enum MigrateCommand {
       copied byte for byte. Then it replays both logs and compares every read model at up to \
       12 points spread over the log; a difference removes the new files and exits 74. The old \
       log is never written: its plaintext copy of the personal data stays where it is until \
-      you delete it (and its backups), and only then is an erasure in the new log complete.
+      you delete it (and its backups), and only then is an erasure in the new log complete. \
+      What a migrate into the same --output that was killed left (<output>.migrating-<pid> \
+      and the key store it began) is removed first, and said so on standard error; while \
+      that process still runs, migrate refuses (exit 73).
       """,
     options: [
       CommonOptions.log,
@@ -84,6 +87,11 @@ enum MigrateCommand {
     migration.sealingSeed = invocation.insecureSealingSeed
     let summary = try migration.run()
     let source = invocation.logPath
+    for leftover in summary.removedLeftovers {
+      invocation.terminal.writeError(
+        "note: removed what a migrate that was killed (process \(leftover.processID)) left: "
+          + leftover.paths.map { "'\($0)'" }.joined(separator: ", ") + "\n")
+    }
     if invocation.flag("--json") {
       invocation.terminal.write(bytes: json(summary, source: source, output: output))
       return .success

@@ -132,17 +132,12 @@ enum RepairCommand {
     guard let cut else {
       writer.null()
       writer.endObject()
-      return writer.bytes + [0x0A]
+      return writer.line
     }
     writer.beginObject()
     writer.key("firstSeq")
     writer.integer(cut.firstCutSequence)
-    writer.key("lastSeq")
-    if let last = cut.lastCutSequence, last >= cut.firstCutSequence {
-      writer.integer(last)
-    } else {
-      writer.null()
-    }
+    writer.member("lastSeq", cut.lastCutSequence.flatMap { $0 >= cut.firstCutSequence ? $0 : nil })
     writer.key("lines")
     writer.integer(cut.cutLineCount)
     writer.key("bytes")
@@ -173,15 +168,9 @@ enum RepairCommand {
       writer.null()
     }
     writer.endObject()
-    writer.key("quarantine")
-    if let quarantine { writer.string(quarantine) } else { writer.null() }
-    writer.key("undo")
-    if let quarantine {
-      writer.string(undoCommand(cut, log: log, quarantine: quarantine))
-    } else {
-      writer.null()
-    }
+    writer.member("quarantine", quarantine)
+    writer.member("undo", quarantine.map { undoCommand(cut, log: log, quarantine: $0) })
     writer.endObject()
-    return writer.bytes + [0x0A]
+    return writer.line
   }
 }

@@ -63,11 +63,7 @@ import Testing
 
   @Test func migrateSaysWhatItSealedAsData() throws {
     try withTemporaryDirectory { directory in
-      let old = directory + "/old.jsonl"
-      try FileManager.default.copyItem(
-        atPath: RepositoryFiles.root.appendingPathComponent(
-          "Tests/Fixtures/sample-before-sealing.jsonl"
-        ).path, toPath: old)
+      let old = try MigrateCommandTests.copyLogInClear(to: directory + "/old.jsonl")
       let new = directory + "/new.jsonl"
       let result = try ReplayProcess.run([
         "migrate", "--encrypt-personal-data", "--output", new, "--log", old, "--json",
