@@ -24,6 +24,8 @@ public struct LogMigration: Sendable {
   /// Draws keys and nonces from a seed instead of the secure random source (generated and
   /// sample logs only; see `EventLog.Configuration.sealingSeed`).
   public var sealingSeed: String?
+  /// Told how far the copy has come (bytes of the old log read, bytes in all).
+  public var progress: ReadProgress?
 
   public init(source: String, output: String) {
     self.source = source
@@ -121,7 +123,9 @@ public struct LogMigration: Sendable {
     buffer.reserveCapacity(1 << 20)
     var writeEnds: [Int64] = []
     let keysBefore = store.keys.count
-    try LogReader(path: source).forEachEvent { line in
+    var reader = LogReader(path: source)
+    reader.progress = progress
+    try reader.forEachEvent { line in
       summary.eventCount += 1
       if line.batch.map({ $0.upperBound == line.sequence }) ?? true {
         writeEnds.append(line.sequence)

@@ -1,5 +1,11 @@
 import Events
 
+/// How far a long read has come: bytes read, and bytes it will read in all.
+public typealias ReadProgress = @Sendable (_ done: Int64, _ total: Int64) -> Void
+
+/// How many lines pass between two calls of a read's `progress`.
+let progressInterval: Int64 = 8192
+
 /// Reads the committed events of a log, in order, straight from its bytes.
 ///
 /// Readers take no lock: they snapshot the file's committed end when they start (see `LogTail`)
@@ -13,6 +19,9 @@ public struct LogReader: Sendable {
   public var readSize: Int
   /// Where warnings go (e.g. a torn last line being ignored); stderr in the CLI.
   public var warn: @Sendable (String) -> Void
+  /// Told how far a read has come, every `progressInterval` lines: bytes read and bytes to
+  /// read. It may run on the reading thread (see `forEachEvent`).
+  public var progress: ReadProgress?
   /// Reads of at least this many bytes run on two threads (see `PipelinedScan`): one checks
   /// and decodes envelopes while the caller's thread runs the body. Smaller reads stay on the
   /// caller's thread, where a second thread would cost more than it saves.
@@ -154,6 +163,16 @@ public struct LogReader: Sendable {
       return Summary(
         lastSequence: position.sequence - 1, endOffset: position.offset, committedEnd: end,
         stoppedEarly: false)
+    }
+    // Progress rides on the observer: it sees every line, on whichever thread reads.
+    var observe = observe
+    if let progress {
+      let start = position.offset
+      let observed = observe
+      observe = { line in
+        observed?(line)
+        if line.sequence % progressInterval == 0 { progress(line.offset - start, end - start) }
+      }
     }
     if end - position.offset >= pipelineThreshold {
       let result = try PipelinedScan<Prepared>(chunkSize: readSize).scan(

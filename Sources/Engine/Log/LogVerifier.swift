@@ -57,6 +57,9 @@ public struct LogVerifier: Sendable {
   /// (see `PayloadChecks`); tests set 0 to check a short log that way.
   var pipelineThreshold: Int64 = 8 << 20
 
+  /// Told how far the check has come (bytes checked, bytes in all) every few thousand lines.
+  public var progress: ReadProgress?
+
   public init(
     path: String, readSize: Int = LogReader.defaultReadSize,
     newestSchemaVersions: [String: Int] = EventVocabulary.newestSchemaVersions,
@@ -120,6 +123,7 @@ public struct LogVerifier: Sendable {
     var memo = LogLineCodec.Memo()
     _ = try LineScanner(readSize: readSize).scan(file, from: 0, to: end) { base, length, offset in
       lineNumber += 1
+      if Int64(lineNumber) % progressInterval == 0 { progress?(offset, end) }
       func problem(_ message: String) {
         problems.append(Problem(line: lineNumber, offset: offset, message: message))
       }

@@ -23,6 +23,9 @@ enum GenerateCommand {
       The log must be new or empty, so a generated log is always the same bytes; --append adds \
       to a log that has events (new entities then avoid the ids it uses, and the clock starts \
       a minute after its last event).
+
+      On a terminal, standard error shows the progress of a long run, with a rate and an \
+      estimate of the time left.
       """,
     options: [
       Option(
@@ -92,8 +95,13 @@ enum GenerateCommand {
     var generator = LogGenerator(seed: seed) { ((try? log.version(of: $0)) ?? 0) > 0 }
 
     let started = ContinuousClock.now
+    let total = Int64(count ?? 0)
+    let progress = ProgressLine.forStandardError(terminal)
+    defer { progress?.finish() }
     let summary = try log.appendGenerated(
-      count ?? 0, from: &generator, chunkSize: chunkSize, clock: clock)
+      count ?? 0, from: &generator, chunkSize: chunkSize, clock: clock
+    ) { progress?.update("generating", done: Int64($0), total: total, unit: .events) }
+    progress?.finish()
     let elapsed = ContinuousClock.now - started
     if invocation.flag("--json") {
       terminal.write(bytes: json(summary, path: path, elapsed: elapsed))

@@ -85,7 +85,11 @@ enum MigrateCommand {
     try refuseMissingFolder(of: output)
     var migration = LogMigration(source: invocation.logPath, output: output)
     migration.sealingSeed = invocation.insecureSealingSeed
+    let progress = ProgressLine.forStandardError(invocation.terminal)
+    defer { progress?.finish() }
+    migration.progress = progress?.reading("copying and sealing")
     let summary = try migration.run()
+    progress?.finish()
     let source = invocation.logPath
     for leftover in summary.removedLeftovers {
       invocation.terminal.writeError(

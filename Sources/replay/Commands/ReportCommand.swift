@@ -28,7 +28,8 @@ enum ReportCommand {
       as 'replay export --output'; exit 73 if it cannot be written, or if it is a file of the \
       log (the log, <log>.keys, <log>.index, anything in <log>.checkpoints/ or \
       <log>.quarantine/, a writer's temporary file; through links too). Nothing else is \
-      written.
+      written. On a terminal, standard error shows the progress of each pass over a long \
+      log, with a rate and an estimate of the time left.
       """,
     options: ReadOptions.point + [
       Option(
@@ -61,7 +62,12 @@ enum ReportCommand {
     let request = AuditReport.Request(
       point: try invocation.replayPoint(), from: try invocation.replayPoint("--from")?.bound,
       to: try invocation.replayPoint("--to")?.bound, verifies: invocation.flag("--verify"))
-    let report = try AuditReport.build(replayer: invocation.replayer, request: request)
+    let progress = ProgressLine.forStandardError(invocation.terminal)
+    defer { progress?.finish() }
+    var replayer = invocation.replayer
+    replayer.reader.progress = progress?.reading("reading the log")
+    let report = try AuditReport.build(replayer: replayer, request: request)
+    progress?.finish()
     let bytes = Array(report.html().utf8)
     try AtomicFile.write(bytes, to: output, protecting: invocation.logPath)
     if invocation.flag("--json") {

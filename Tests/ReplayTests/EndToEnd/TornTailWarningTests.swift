@@ -6,12 +6,8 @@ import Testing
 @Suite struct TornTailWarningTests {
   /// A log of one write of 2,000 events, cut inside it (no newline at the end either).
   static func logTornInsideAWrite(in directory: String) throws -> String {
-    let log = directory + "/torn.jsonl"
-    let generated = try ReplayProcess.run([
-      "generate", "--events", "2000", "--seed", "torn", "--chunk-size", "2000", "--log", log,
-      "--no-fsync",
-    ])
-    #expect(generated.status == 0, "\(generated.error)")
+    let log = try ProgressTests.generatedLog(
+      in: directory, events: 2000, chunkSize: 2000, seed: "torn")
     let bytes = fileBytes(log)
     try Data(bytes[..<(bytes.count / 2)]).write(to: URL(fileURLWithPath: log))
     return log
