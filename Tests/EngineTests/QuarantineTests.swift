@@ -227,8 +227,13 @@ private func quarantinedFiles(_ log: String) -> [String] {
       #expect(cut.range.upperBound == Int64(bytes.count))
       let (made, quarantine) = try #require(try repair.apply())
       #expect(made == cut)
-      // Every byte survives: the log plus the quarantine file are the damaged file.
-      #expect(try fileBytes(path) + fileBytes(quarantine) == bytes)
+      // Every byte survives: the log up to the cut plus the quarantine file are the damaged
+      // file (after the cut, the log holds only the rewritten start of a damaged write).
+      #expect(
+        try Array(fileBytes(path).prefix(Int(cut.range.lowerBound))) + fileBytes(quarantine)
+          == bytes)
+      #expect(
+        try fileBytes(path).count == Int(cut.range.lowerBound) + (cut.rewrite?.lines.count ?? 0))
       let log = try EventLog(path: path, configuration: testConfiguration())
       #expect(log.lastSequence == cut.keptSequence)
       #expect(try repair.examine() == nil)

@@ -24,6 +24,8 @@ public struct LogMigration: Sendable {
   /// Draws keys and nonces from a seed instead of the secure random source (generated and
   /// sample logs only; see `EventLog.Configuration.sealingSeed`).
   public var sealingSeed: String?
+  /// Told how far the copy has come (bytes of the old log read, bytes in all).
+  public var progress: ReadProgress?
 
   public init(source: String, output: String) {
     self.source = source
@@ -42,6 +44,8 @@ public struct LogMigration: Sendable {
     public var keysCarriedOver = 0
     /// The seqs the read models were compared at.
     public var comparedAt: [Int64] = []
+    /// What killed migrates into the same output had left, removed before this one began.
+    public var removedLeftovers: [Leftovers] = []
 
     /// Whether the old log held personal data in clear: a contact payload it had not sealed.
     public var sourceHeldPersonalDataInClear: Bool { sealedCount > 0 }
@@ -49,7 +53,8 @@ public struct LogMigration: Sendable {
 
   /// Writes the new log and its key store, then compares the two logs' read models.
   /// - Throws: `EngineError.fileNotFound` for a missing source; `ExportError.cannotCreateOutput`
-  ///   when the output or its key store exists; `ExportError.fileOfLog` when a file of the new
+  ///   when the output or its key store exists (what a killed migrate left is removed first,
+  ///   see `removeLeftoversOfKilledMigrations()`), or another migrate is writing it; `ExportError.fileOfLog` when a file of the new
   ///   log (the log, its key store, index, folders, temporary file) is a file of the old one,
   ///   or the other way round; `EngineError.invalidEvent` when the comparison finds a
   ///   difference (the output is then removed); `.keyStore`, `.corruptLine`, `.io` as reading
@@ -58,12 +63,15 @@ public struct LogMigration: Sendable {
     guard FileManager.default.fileExists(atPath: source) else {
       throw EngineError.fileNotFound(path: source)
     }
-    let temporary = output + ".migrating-\(getpid())"
+    let temporary = output + Self.temporaryInfix + "\(getpid())"
     // The two logs share no file: the new one's key store or index written over the old
     // log's files would lose its keys or its events.
     var outputFiles = LogFiles(logPath: output)
     outputFiles.temporaryPaths = [temporary]
     try LogFiles(logPath: source).refuseSharingFiles(with: outputFiles)
+    // A migrate killed before it finished left its temporary log and key store: removed, so
+    // that a rerun is not refused for a key store no log uses.
+    let removed = try removeLeftoversOfKilledMigrations()
     let outputKeys = KeyStore.path(forLog: output)
     for path in [output, outputKeys] where FileManager.default.fileExists(atPath: path) {
       throw ExportError.cannotCreateOutput(
@@ -72,6 +80,7 @@ public struct LogMigration: Sendable {
     var summary = Summary()
     do {
       summary = try write(to: temporary)
+      summary.removedLeftovers = removed
       let file = try FileDescriptor.open(temporary, .appendCreating)
       try file.synchronize()
       file.close()
@@ -114,7 +123,9 @@ public struct LogMigration: Sendable {
     buffer.reserveCapacity(1 << 20)
     var writeEnds: [Int64] = []
     let keysBefore = store.keys.count
-    try LogReader(path: source).forEachEvent { line in
+    var reader = LogReader(path: source)
+    reader.progress = progress
+    try reader.forEachEvent { line in
       summary.eventCount += 1
       if line.batch.map({ $0.upperBound == line.sequence }) ?? true {
         writeEnds.append(line.sequence)

@@ -1,5 +1,11 @@
 import Events
 
+/// How far a long read has come: bytes read, and bytes it will read in all.
+public typealias ReadProgress = @Sendable (_ done: Int64, _ total: Int64) -> Void
+
+/// How many lines pass between two calls of a read's `progress`.
+let progressInterval: Int64 = 8192
+
 /// Reads the committed events of a log, in order, straight from its bytes.
 ///
 /// Readers take no lock: they snapshot the file's committed end when they start (see `LogTail`)
@@ -13,6 +19,9 @@ public struct LogReader: Sendable {
   public var readSize: Int
   /// Where warnings go (e.g. a torn last line being ignored); stderr in the CLI.
   public var warn: @Sendable (String) -> Void
+  /// Told how far a read has come, every `progressInterval` lines: bytes read and bytes to
+  /// read. It may run on the reading thread (see `forEachEvent`).
+  public var progress: ReadProgress?
   /// Reads of at least this many bytes run on two threads (see `PipelinedScan`): one checks
   /// and decodes envelopes while the caller's thread runs the body. Smaller reads stay on the
   /// caller's thread, where a second thread would cost more than it saves.
@@ -101,10 +110,31 @@ public struct LogReader: Sendable {
         "ignoring the damaged last line of '\(path)' (bytes \(bad.range.lowerBound)..<\(bad.range.upperBound): "
           + "\(bad.problem)); a crash mid-append leaves such a line, and the next append removes it"
       )
+    } else if let torn = try tornTail(tail, of: file) {
+      warn(torn)
     }
     return try read(
       file, from: position, to: tail.committedEnd, through: last, observe: observe,
       prepare: prepare, body)
+  }
+
+  /// What a reader says when it stops before an unfinished write that no writer is finishing:
+  /// `nil` when the log ends with its last committed event, or when a writer holds the lock
+  /// (the write is in progress, and readers rightly wait for it).
+  ///
+  /// A writer holds the exclusive lock from before its first byte until its write is synced,
+  /// so uncommitted bytes with the lock free were torn by a writer that died: readers show the
+  /// log as it was before them, which can be far less than it looks (a log cut inside an
+  /// import of 20,000 events shows none of them). The lock is only tried, never waited for,
+  /// and let go at once.
+  func tornTail(_ tail: LogTail, of file: FileDescriptor) throws -> String? {
+    guard let description = tail.uncommittedDescription else { return nil }
+    guard try file.tryLockExclusive() else { return nil }
+    file.unlock()
+    return
+      "'\(path)' ends with a torn write (no writer holds its lock, so it is not in progress): "
+      + "\(description); what is shown is the log at seq \(tail.lastSequence). 'replay verify' "
+      + "shows it, and 'replay repair --apply' moves it into quarantine (so does the next append)"
   }
 
   /// Reads `position..<end` of an open log, checking every line and the sequence order.
@@ -133,6 +163,16 @@ public struct LogReader: Sendable {
       return Summary(
         lastSequence: position.sequence - 1, endOffset: position.offset, committedEnd: end,
         stoppedEarly: false)
+    }
+    // Progress rides on the observer: it sees every line, on whichever thread reads.
+    var observe = observe
+    if let progress {
+      let start = position.offset
+      let observed = observe
+      observe = { line in
+        observed?(line)
+        if line.sequence % progressInterval == 0 { progress(line.offset - start, end - start) }
+      }
     }
     if end - position.offset >= pipelineThreshold {
       let result = try PipelinedScan<Prepared>(chunkSize: readSize).scan(

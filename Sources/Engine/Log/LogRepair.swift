@@ -12,12 +12,38 @@ import Events
 public struct LogRepair: Sendable {
   /// What repair would cut, and why.
   public struct Cut: Sendable, Equatable {
-    /// The bytes to cut: from the end of the last whole write to the end of the file.
+    /// The bytes moved into quarantine: from the end of the last whole write (or, when the
+    /// intact start of a damaged write is kept, from that write's start) to the end of the file.
     public var range: Range<Int64>
-    /// The last event kept.
+    /// The last event kept (after the rewrite, when there is one).
     public var keptSequence: Int64
-    /// Why the log cannot be kept as it is past `range.lowerBound`.
+    /// Why the log cannot be kept as it is past the damage.
     public var reason: String
+    /// The seq of the first event that is not kept: the damaged line's (or the first of an
+    /// unfinished write).
+    public var firstCutSequence: Int64
+    /// The highest seq among the cut lines that still decode, if any does.
+    public var lastCutSequence: Int64?
+    /// How many lines are cut (a last line without its newline counts as one), not counting
+    /// the lines `rewrite` keeps.
+    public var cutLineCount: Int
+    /// The intact start of a damaged write, kept as a write of its own; `nil` when the damage
+    /// is not inside a committed write of several events.
+    public var rewrite: Rewrite?
+
+    /// Events of a damaged write that are kept: its lines before the damaged one, which
+    /// decode and follow every rule of the log, written again as one write of their own (each
+    /// line's `batch` becomes `kept`, or goes when one event is kept; its checksum follows).
+    /// The write was committed (its last line is in the file), so these events were
+    /// acknowledged; the lines after the damage are cut.
+    public struct Rewrite: Sendable, Equatable {
+      /// The damaged write's seqs, as its lines name it.
+      public var write: ClosedRange<Int64>
+      /// The seqs kept from it.
+      public var kept: ClosedRange<Int64>
+      /// The kept lines as written again.
+      var lines: [UInt8]
+    }
   }
 
   /// The log file.
@@ -51,10 +77,21 @@ public struct LogRepair: Sendable {
     }
     defer { file.unlock() }
     guard let cut = try examine(file) else { return nil }
+    // Every cut byte is in quarantine, synced, before the log changes; the kept start of a
+    // damaged write is then appended as a write of its own. A crash in between leaves the log
+    // at the end of the last whole write, and a torn rewrite is what recovery cuts.
     let saved = try Quarantine.save(
-      cut.range, of: file, logPath: path, afterSequence: cut.keptSequence)
+      cut.range, of: file, logPath: path,
+      afterSequence: cut.rewrite.map { $0.write.lowerBound - 1 } ?? cut.keptSequence)
     try file.truncate(to: cut.range.lowerBound)
     try file.synchronize()
+    if let rewrite = cut.rewrite {
+      let written = rewrite.lines.withUnsafeBytes { bytes in
+        Result { () throws(EngineError) in try file.writeAll(bytes) }
+      }
+      try written.get()
+      try file.synchronize()
+    }
     return (cut, saved)
   }
 
@@ -68,10 +105,12 @@ public struct LogRepair: Sendable {
     var wholeEnd: Int64 = 0
     var kept: Int64 = 0
     var problem: String?
+    var problemOffset: Int64?
     let outcome = try LineScanner().scan(file, from: 0, to: size) { base, length, offset in
       let number = Int(expectedSequence)
       func stop(_ message: String) -> Bool {
         problem = "line \(number) (byte \(offset)): \(message)"
+        problemOffset = offset
         return false
       }
       let line: EventLine
@@ -118,7 +157,62 @@ public struct LogRepair: Sendable {
       reasons.append(
         "an incomplete line of \(size - outcome.endOfLastLine) bytes with no newline")
     }
-    return Cut(
-      range: wholeEnd..<size, keptSequence: kept, reason: reasons.joined(separator: ", then "))
+    let after = try cutLines(file, from: wholeEnd, to: size, committing: openBatch)
+    var cut = Cut(
+      range: wholeEnd..<size, keptSequence: kept, reason: reasons.joined(separator: ", then "),
+      firstCutSequence: kept + 1, lastCutSequence: after.lastSequence,
+      cutLineCount: after.lineCount, rewrite: nil)
+    // The intact start of a committed write stays: it was acknowledged, and only its damaged
+    // line and what follows are unreadable. An unfinished write was never acknowledged: all
+    // of it goes.
+    if let batch = openBatch, let problemOffset, after.isCommitted, expectedSequence > kept + 1 {
+      let keptRange = batch.lowerBound...(expectedSequence - 1)
+      cut.rewrite = Cut.Rewrite(
+        write: batch, kept: keptRange,
+        lines: try rewrittenLines(file, from: wholeEnd, to: problemOffset, batch: keptRange))
+      cut.keptSequence = keptRange.upperBound
+      cut.firstCutSequence = expectedSequence
+      cut.cutLineCount -= keptRange.count
+    }
+    return cut
+  }
+
+  /// The cut part of the file, from the end of the last whole write: how many lines it holds, the highest seq among those that decode, and whether the last
+  /// line of `write` is among them (then the write was committed).
+  private func cutLines(
+    _ file: FileDescriptor, from start: Int64, to size: Int64, committing write: ClosedRange<Int64>?
+  ) throws -> (lineCount: Int, lastSequence: Int64?, isCommitted: Bool) {
+    var lineCount = 0
+    var lastSequence: Int64?
+    var isCommitted = false
+    let outcome = try LineScanner().scan(file, from: start, to: size) { base, length, offset in
+      lineCount += 1
+      guard
+        let line = try? LogLineCodec.decode(
+          base, length: length, lineNumber: lineCount, offset: offset)
+      else { return true }
+      lastSequence = max(lastSequence ?? line.sequence, line.sequence)
+      if let write, line.batch == write, line.sequence == write.upperBound { isCommitted = true }
+      return true
+    }
+    if outcome.endOfLastLine < size { lineCount += 1 }
+    return (lineCount, lastSequence, isCommitted)
+  }
+
+  /// The lines in `start..<end` (already checked), encoded again as one write of `batch`.
+  private func rewrittenLines(
+    _ file: FileDescriptor, from start: Int64, to end: Int64, batch: ClosedRange<Int64>
+  ) throws -> [UInt8] {
+    var bytes: [UInt8] = []
+    let written = batch.count > 1 ? batch : nil
+    _ = try LineScanner().scan(file, from: start, to: end) { base, length, offset in
+      let line = try LogLineCodec.decode(base, length: length, lineNumber: 0, offset: offset)
+      LogLineCodec.encode(
+        sequence: line.sequence, id: line.id, stream: line.stream, version: line.version,
+        type: line.type, schemaVersion: line.schemaVersion, timestamp: line.timestamp,
+        batch: written, metadata: line.metadata(), data: line.data, into: &bytes)
+      return true
+    }
+    return bytes
   }
 }

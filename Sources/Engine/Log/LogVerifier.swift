@@ -57,6 +57,9 @@ public struct LogVerifier: Sendable {
   /// (see `PayloadChecks`); tests set 0 to check a short log that way.
   var pipelineThreshold: Int64 = 8 << 20
 
+  /// Told how far the check has come (bytes checked, bytes in all) every few thousand lines.
+  public var progress: ReadProgress?
+
   public init(
     path: String, readSize: Int = LogReader.defaultReadSize,
     newestSchemaVersions: [String: Int] = EventVocabulary.newestSchemaVersions,
@@ -119,6 +122,7 @@ public struct LogVerifier: Sendable {
     var memo = LogLineCodec.Memo()
     _ = try LineScanner(readSize: readSize).scan(file, from: 0, to: end) { base, length, offset in
       lineNumber += 1
+      if Int64(lineNumber) % progressInterval == 0 { progress?(offset, end) }
       func problem(_ message: String) {
         problems.append(Problem(line: lineNumber, offset: offset, message: message))
       }
@@ -246,12 +250,18 @@ public struct LogVerifier: Sendable {
               "the digest covers \(expected.sequence) lines, but the log has only \(lineNumber)"))
       }
     }
-    for (entry, anchor) in anchors[nextAnchor...] {
+    // Every checkpoint past the end says the same thing: said once, with the way forward.
+    if let (first, _) = anchors[nextAnchor...].first, let (last, lastAnchor) = anchors.last {
+      let count = anchors.count - nextAnchor
+      let which =
+        count == 1
+        ? "checkpoint '\(last.path)' covers"
+        : "\(count) checkpoints (at seq \(first.sequence) to \(last.sequence)) cover more than it holds; the furthest, '\(last.path)', covers"
       problems.append(
         Problem(
           line: 0, offset: 0,
           message:
-            "the log is shorter than it was: checkpoint '\(entry.path)' covers seq 1...\(entry.sequence) and \(anchor.offset) bytes, but the log's committed events end at seq \(rules.expected - 1), byte \(end)"
+            "the log is shorter than it was: \(which) seq 1...\(last.sequence) and \(lastAnchor.offset) bytes, but the log's committed events end at seq \(rules.expected - 1), byte \(end); restore the log from a backup, or, if it was shortened on purpose, run 'replay checkpoint --clear --log \(path)' to delete its checkpoints"
         ))
     }
     if let batch = rules.openWrite {

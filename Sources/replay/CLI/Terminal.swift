@@ -39,6 +39,8 @@ final class Terminal: Sendable {
     var outputFailure: OutputFailure?
     /// Whether `finish(_:)` has reported `outputFailure`.
     var isFailureReported = false
+    /// Warnings written by `warnOnce(_:)`.
+    var warnings: Set<String> = []
   }
 
   /// How many bytes of standard output are held before they are written out.
@@ -97,6 +99,13 @@ final class Terminal: Sendable {
         Self.writeOut(&state, to: output)
       }
     }
+  }
+
+  /// Writes `warning: <message>` to standard error the first time this message comes: a
+  /// command that reads the log several times (a replay, then a history) says it once.
+  func warnOnce(_ message: String) {
+    guard state.withLock({ $0.warnings.insert(message).inserted }) else { return }
+    writeError("warning: \(message)\n")
   }
 
   /// Writes text to standard error, after flushing standard output; dropped once standard

@@ -78,10 +78,11 @@ extension ParsedInvocation {
     return CommonOptions.defaultLogPath
   }
 
-  /// A reader for the log; warnings go to standard error.
+  /// A reader for the log; its warnings (a torn tail it stops before) go to standard error,
+  /// each once however many times the command reads the log.
   var logReader: LogReader {
     let terminal = self.terminal
-    return LogReader(path: logPath, warn: { terminal.writeError("warning: \($0)\n") })
+    return LogReader(path: logPath, warn: { terminal.warnOnce($0) })
   }
 
   /// The audit fields given on the command line.

@@ -23,6 +23,9 @@ enum GenerateCommand {
       The log must be new or empty, so a generated log is always the same bytes; --append adds \
       to a log that has events (new entities then avoid the ids it uses, and the clock starts \
       a minute after its last event).
+
+      On a terminal, standard error shows the progress of a long run, with a rate and an \
+      estimate of the time left.
       """,
     options: [
       Option(
@@ -37,6 +40,11 @@ enum GenerateCommand {
       Option.flag(["--append"], help: "Add to a log that already has events."),
       CommonOptions.noFsync,
       CommonOptions.lockTimeout,
+      Option.flag(
+        ["--json"],
+        help:
+          "Print a JSON summary: {\"log\", \"appended\", \"firstSeq\", \"lastSeq\", \"writes\", \"bytes\", \"seconds\", \"eventsPerSecond\", \"eventsByType\"}."
+      ),
     ],
     run: run)
 
@@ -87,11 +95,49 @@ enum GenerateCommand {
     var generator = LogGenerator(seed: seed) { ((try? log.version(of: $0)) ?? 0) > 0 }
 
     let started = ContinuousClock.now
+    let total = Int64(count ?? 0)
+    let progress = ProgressLine.forStandardError(terminal)
+    defer { progress?.finish() }
     let summary = try log.appendGenerated(
-      count ?? 0, from: &generator, chunkSize: chunkSize, clock: clock)
+      count ?? 0, from: &generator, chunkSize: chunkSize, clock: clock
+    ) { progress?.update("generating", done: Int64($0), total: total, unit: .events) }
+    progress?.finish()
     let elapsed = ContinuousClock.now - started
-    terminal.write(report(summary, path: path, elapsed: elapsed))
+    if invocation.flag("--json") {
+      terminal.write(bytes: json(summary, path: path, elapsed: elapsed))
+    } else {
+      terminal.write(report(summary, path: path, elapsed: elapsed))
+    }
     return .success
+  }
+
+  /// The summary as data, in the words of `append --json` and `rebuild --json`.
+  static func json(_ summary: GenerationSummary, path: String, elapsed: Duration) -> [UInt8] {
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.member("log", path)
+    writer.key("appended")
+    writer.integer(summary.eventCount)
+    writer.sequenceMembers(summary.sequences)
+    writer.key("writes")
+    writer.integer(summary.chunkCount)
+    writer.key("bytes")
+    writer.integer(summary.byteCount)
+    writer.key("seconds")
+    writer.number(seconds)
+    writer.key("eventsPerSecond")
+    writer.number(seconds > 0 ? (Double(summary.eventCount) / seconds).rounded() : 0)
+    writer.counts("eventsByType", sortedTypes(summary))
+    writer.endObject()
+    return writer.line
+  }
+
+  /// Event types, the most frequent first (then by name).
+  static func sortedTypes(_ summary: GenerationSummary) -> [(name: String, count: Int)] {
+    summary.eventsByType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map {
+      ($0.key, $0.value)
+    }
   }
 
   /// The summary: totals, then events by type.
@@ -116,8 +162,7 @@ enum GenerateCommand {
       .init(title: "TYPE"), .init(title: "EVENTS", alignment: .right),
       .init(title: "SHARE", alignment: .right),
     ])
-    let types = summary.eventsByType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-    for (type, events) in types {
+    for (type, events) in sortedTypes(summary) {
       table.append([
         type, String(events), format(100 * Double(events) / Double(count), decimals: 1) + "%",
       ])

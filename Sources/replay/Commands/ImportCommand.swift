@@ -151,7 +151,7 @@ enum ImportCommand {
     }
     let dryRun = invocation.flag("--dry-run")
     let json = invocation.flag("--json")
-    let progress = ProgressLine.forStandardError(terminal, threshold: progressThreshold)
+    let progress = ProgressLine.forStandardError(terminal, threshold: Int64(progressThreshold))
     // Cleared before anything else is printed, errors included.
     defer { progress?.finish() }
 
@@ -483,43 +483,5 @@ enum ImportReport {
 
   static func recordName(_ kind: ImportKind, _ outcome: RecordOutcome) -> String {
     "\(kind.recordNoun) record \(outcome.recordIndex)" + (outcome.label.map { " (\($0))" } ?? "")
-  }
-}
-
-/// Progress on standard error for long imports, rewritten in place with `\r`:
-/// `importing contacts: planning 12000/48000`. Only on a terminal, and only for imports of more
-/// than `threshold` records.
-final class ProgressLine: Sendable {
-  private let terminal: Terminal
-  private let threshold: Int
-  /// Whether anything was printed (so `finish` must clear the line).
-  private let isShown = Mutex(false)
-
-  private init(terminal: Terminal, threshold: Int) {
-    self.terminal = terminal
-    self.threshold = threshold
-  }
-
-  /// A progress line when standard error is a terminal, else `nil`.
-  static func forStandardError(_ terminal: Terminal, threshold: Int) -> ProgressLine? {
-    isatty(2) != 0 ? ProgressLine(terminal: terminal, threshold: threshold) : nil
-  }
-
-  /// Reports `done` of `total` in `phase`.
-  @Sendable func report(_ phase: ImportPhase, _ done: Int, _ total: Int) {
-    guard total > threshold else { return }
-    isShown.withLock { $0 = true }
-    let noun = phase == .writing ? "events" : "records"
-    terminal.writeError("\r\(phase.rawValue) \(done)/\(total) \(noun)\u{1B}[K")
-  }
-
-  /// Clears the line, if one is shown.
-  func finish() {
-    let wasShown = isShown.withLock { isShown in
-      defer { isShown = false }
-      return isShown
-    }
-    guard wasShown else { return }
-    terminal.writeError("\r\u{1B}[K")
   }
 }

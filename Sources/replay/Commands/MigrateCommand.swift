@@ -15,7 +15,10 @@ enum MigrateCommand {
       copied byte for byte. Then it replays both logs and compares every read model at up to \
       12 points spread over the log; a difference removes the new files and exits 74. The old \
       log is never written: its plaintext copy of the personal data stays where it is until \
-      you delete it (and its backups), and only then is an erasure in the new log complete.
+      you delete it (and its backups), and only then is an erasure in the new log complete. \
+      What a migrate into the same --output that was killed left (<output>.migrating-<pid> \
+      and the key store it began) is removed first, and said so on standard error; while \
+      that process still runs, migrate refuses (exit 73).
       """,
     options: [
       CommonOptions.log,
@@ -25,6 +28,11 @@ enum MigrateCommand {
       Option(
         names: ["--output"], valueName: "path", help: "The new log; it must not exist.",
         defaultDescription: "required"),
+      Option.flag(
+        ["--json"],
+        help:
+          "Print the summary as JSON: {\"output\", \"events\", \"sealed\", \"alreadySealed\", \"keys\": {\"path\", \"made\", \"carriedOver\"}, \"comparedAt\", \"oldLogHeldPersonalDataInClear\", \"note\"}."
+      ),
     ],
     run: run)
 
@@ -77,8 +85,21 @@ enum MigrateCommand {
     try refuseMissingFolder(of: output)
     var migration = LogMigration(source: invocation.logPath, output: output)
     migration.sealingSeed = invocation.insecureSealingSeed
+    let progress = ProgressLine.forStandardError(invocation.terminal)
+    defer { progress?.finish() }
+    migration.progress = progress?.reading("copying and sealing")
     let summary = try migration.run()
+    progress?.finish()
     let source = invocation.logPath
+    for leftover in summary.removedLeftovers {
+      invocation.terminal.writeError(
+        "note: removed what a migrate that was killed (process \(leftover.processID)) left: "
+          + leftover.paths.map { "'\($0)'" }.joined(separator: ", ") + "\n")
+    }
+    if invocation.flag("--json") {
+      invocation.terminal.write(bytes: json(summary, source: source, output: output))
+      return .success
+    }
     var text =
       "wrote '\(output)': \(summary.eventCount) events, \(summary.sealedCount) contact payloads sealed"
     if summary.alreadySealedCount > 0 {
@@ -93,5 +114,39 @@ enum MigrateCommand {
     text += oldLogNote(summary, source: source)
     invocation.terminal.write(text)
     return .success
+  }
+
+  /// The summary as data; `note` is the text's last line, about what the old log still holds.
+  /// (`comparedAt` lists the seqs where the read models were compared; a difference fails
+  /// before this is printed.)
+  static func json(_ summary: LogMigration.Summary, source: String, output: String) -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.member("output", output)
+    writer.key("events")
+    writer.integer(summary.eventCount)
+    writer.key("sealed")
+    writer.integer(summary.sealedCount)
+    writer.key("alreadySealed")
+    writer.integer(summary.alreadySealedCount)
+    writer.key("keys")
+    writer.beginObject()
+    writer.member("path", KeyStore.path(forLog: output))
+    writer.key("made")
+    writer.integer(summary.keysMade)
+    writer.key("carriedOver")
+    writer.integer(summary.keysCarriedOver)
+    writer.endObject()
+    writer.key("comparedAt")
+    writer.beginArray()
+    for sequence in summary.comparedAt { writer.integer(sequence) }
+    writer.endArray()
+    writer.key("oldLogHeldPersonalDataInClear")
+    writer.bool(summary.sourceHeldPersonalDataInClear)
+    var note = oldLogNote(summary, source: source)
+    if note.hasSuffix("\n") { note.removeLast() }
+    writer.member("note", note)
+    writer.endObject()
+    return writer.line
   }
 }

@@ -62,8 +62,11 @@ extension ParsedInvocation {
 
   /// Rebuilds read models at the asked point; a full replay saves the checkpoints the log's
   /// interval (`replay checkpoint --every`) calls for.
-  func rebuild(models names: Set<String>? = nil) throws -> Replayer.Result {
-    let replayer = self.replayer
+  func rebuild(models names: Set<String>? = nil, progress: ReadProgress? = nil) throws
+    -> Replayer.Result
+  {
+    var replayer = self.replayer
+    replayer.reader.progress = progress
     let point = try replayPoint()
     return try replayer.readModels(
       at: point, models: names, saveEvery: replayer.checkpoints?.interval)

@@ -11,7 +11,9 @@ enum RebuildCommand {
     discussion: """
       Folds the whole log (or up to --at/--as-of) into the five read models and prints one \
       summary line: events, entities per model, seconds and events per second. Nothing is \
-      printed of the models themselves: this is the replay that 'state' does, for timing.
+      printed of the models themselves: this is the replay that 'state' does, for timing. On \
+      a terminal, standard error shows the progress of a long replay, with a rate and an \
+      estimate of the time left.
       """,
     options: [CommonOptions.log] + ReadOptions.point + [CommonOptions.json],
     run: run)
@@ -19,7 +21,10 @@ enum RebuildCommand {
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let clock = ContinuousClock()
     let start = clock.now
-    let result = try invocation.rebuild()
+    let progress = ProgressLine.forStandardError(invocation.terminal)
+    defer { progress?.finish() }
+    let result = try invocation.rebuild(progress: progress?.reading("rebuilding"))
+    progress?.finish()
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let rate = seconds > 0 ? Double(result.eventsRead) / seconds : 0

@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Foundation
 
 /// `replay repair`: the way out when damage at the end of the log stops every writer.
 enum RepairCommand {
@@ -11,14 +12,17 @@ enum RepairCommand {
       the last whole write before the first problem. Without --apply it only prints what it \
       would cut and changes nothing. With --apply it copies those bytes to \
       <log>.quarantine/<time>-after-seq<N>-byte<offset>.jsonl, syncs that file, and only then \
-      cuts the log back. Nothing is deleted: 'cat' the quarantine file back onto the log to undo \
-      it. A file that is not a log is never cut. Exits 0 when there is nothing to cut or the cut \
+      cuts the log back. When the damage is inside a write that was committed (its last line is \
+      there), the lines of that write before the damaged one are kept: they are written again \
+      as a write of their own (their "batch" names only them). It says which seqs were cut and \
+      kept, the quarantine file, and the command that undoes the cut; nothing is deleted. A file that is not a log is never cut. Exits 0 when there is nothing to cut or the cut \
       was made; without --apply, exits 74 when there is something to cut.
       """,
     options: [
       CommonOptions.log,
       Option.flag(["--apply"], help: "Make the cut (into quarantine) instead of only showing it."),
       CommonOptions.lockTimeout,
+      CommonOptions.json,
     ],
     run: run)
 
@@ -29,26 +33,144 @@ enum RepairCommand {
       } ?? 10
     let repair = LogRepair(path: invocation.logPath, lockTimeout: lockTimeout)
     let path = invocation.logPath
-    if invocation.flag("--apply") {
-      guard let (cut, quarantine) = try repair.apply() else {
-        invocation.terminal.write("nothing to repair: '\(path)' is whole\n")
-        return .success
-      }
-      invocation.terminal.write(
-        "cut \(describe(cut)) of '\(path)'; the bytes are in '\(quarantine)'\n")
-      return .success
+    let applies = invocation.flag("--apply")
+    let cut: LogRepair.Cut?
+    var quarantine: String?
+    if applies {
+      let made = try repair.apply()
+      cut = made?.cut
+      quarantine = made?.quarantine
+    } else {
+      cut = try repair.examine()
     }
-    guard let cut = try repair.examine() else {
+    if invocation.flag("--json") {
+      invocation.terminal.write(bytes: json(cut, log: path, quarantine: quarantine))
+    } else if let cut {
+      invocation.terminal.write(describe(cut, of: path, quarantine: quarantine))
+    } else {
       invocation.terminal.write("nothing to repair: '\(path)' is whole\n")
-      return .success
     }
-    invocation.terminal.write(
-      "would cut \(describe(cut)) of '\(path)' into \(Quarantine.directory(forLog: path))/\n"
-        + "run 'replay repair --apply' to make the cut; nothing was changed\n")
-    return .ioError
+    return cut == nil || applies ? .success : .ioError
   }
 
-  static func describe(_ cut: LogRepair.Cut) -> String {
-    "\(cut.range.count) bytes from byte \(cut.range.lowerBound) (after seq \(cut.keptSequence): \(cut.reason))"
+  /// `seq 50...147`, `seq 50`, or `seq 50 onward` when no cut line after the first decodes.
+  static func sequences(_ first: Int64, _ last: Int64?) -> String {
+    guard let last, last >= first else { return "seq \(first) onward" }
+    return last == first ? "seq \(first)" : "seq \(first)...\(last)"
+  }
+
+  /// What was (or would be) cut and kept, where the bytes are and how to put them back:
+  ///
+  ///     cut seq 50...147 (98 lines) of 'log.jsonl': line 50 (byte 23731): …
+  ///     kept seq 1...49: seq 18...49 of the write of seq 18...88 (the lines before the damage) were written again as a write of their own, "batch":[18,49]
+  ///     moved 110376 bytes (byte 8298 to the end: seq 18...88 and after, as they were) into 'log.jsonl.quarantine/…'
+  ///     to undo: truncate -s 8298 'log.jsonl' && cat '…' >> 'log.jsonl'
+  static func describe(_ cut: LogRepair.Cut, of path: String, quarantine: String?) -> String {
+    let applied = quarantine != nil
+    let lines = cut.cutLineCount == 1 ? "1 line" : "\(cut.cutLineCount) lines"
+    var text =
+      (applied ? "cut " : "would cut ")
+      + "\(sequences(cut.firstCutSequence, cut.lastCutSequence)) (\(lines)) of '\(path)': "
+      + "\(cut.reason)\n"
+    text += (applied ? "kept " : "would keep ") + keptText(cut.keptSequence)
+    let start = cut.range.lowerBound
+    if let rewrite = cut.rewrite {
+      let batch =
+        rewrite.kept.count > 1
+        ? "\"batch\":[\(rewrite.kept.lowerBound),\(rewrite.kept.upperBound)]" : "no \"batch\""
+      text +=
+        ": \(sequences(rewrite.kept.lowerBound, rewrite.kept.upperBound)) of the write of "
+        + "\(sequences(rewrite.write.lowerBound, rewrite.write.upperBound)) (its lines before the "
+        + "damage) \(applied ? "were" : "would be") written again as a write of their own, \(batch)"
+    }
+    text += "\n"
+    let moved =
+      "\(cut.range.count) bytes (byte \(start) to the end"
+      + (cut.rewrite.map {
+        ": \(sequences($0.write.lowerBound, $0.write.upperBound)) and after, as they were"
+      } ?? "") + ")"
+    guard let quarantine else {
+      return text + "would move \(moved) into '\(Quarantine.directory(forLog: path))/'\n"
+        + "run 'replay repair --apply' to make the cut; nothing was changed\n"
+    }
+    text += "moved \(moved) into '\(quarantine)'\n"
+    text += "to undo: " + undoCommand(cut, log: path, quarantine: quarantine) + "\n"
+    return text
+  }
+
+  /// `seq 1...49 (49 events)`, or `no event` for a log cut back to nothing.
+  static func keptText(_ sequence: Int64) -> String {
+    switch sequence {
+    case 0: "no event"
+    case 1: "seq 1 (1 event)"
+    default: "seq 1...\(sequence) (\(sequence) events)"
+    }
+  }
+
+  /// The shell command that puts the log back as it was before the cut.
+  static func undoCommand(_ cut: LogRepair.Cut, log: String, quarantine: String) -> String {
+    let append = "cat \(shellQuoted(quarantine)) >> \(shellQuoted(log))"
+    guard cut.rewrite != nil else { return append }
+    return "truncate -s \(cut.range.lowerBound) \(shellQuoted(log)) && " + append
+  }
+
+  /// `text` in single quotes for a POSIX shell.
+  static func shellQuoted(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+
+  /// `{"cut":null}` for a whole log, else what was (or would be) cut and kept:
+  /// `{"applied","cut":{"firstSeq","lastSeq","lines","bytes","fromByte","reason"},"kept":{"lastSeq",
+  /// "rewritten":{"write":[first,last],"firstSeq","lastSeq"}|null},"quarantine","undo"}`
+  /// (`quarantine` and `undo` are `null` until the cut is applied).
+  static func json(_ cut: LogRepair.Cut?, log: String, quarantine: String?) -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("applied")
+    writer.bool(quarantine != nil)
+    writer.key("cut")
+    guard let cut else {
+      writer.null()
+      writer.endObject()
+      return writer.line
+    }
+    writer.beginObject()
+    writer.key("firstSeq")
+    writer.integer(cut.firstCutSequence)
+    writer.member("lastSeq", cut.lastCutSequence.flatMap { $0 >= cut.firstCutSequence ? $0 : nil })
+    writer.key("lines")
+    writer.integer(cut.cutLineCount)
+    writer.key("bytes")
+    writer.integer(cut.range.count)
+    writer.key("fromByte")
+    writer.integer(cut.range.lowerBound)
+    writer.key("reason")
+    writer.string(cut.reason)
+    writer.endObject()
+    writer.key("kept")
+    writer.beginObject()
+    writer.key("lastSeq")
+    writer.integer(cut.keptSequence)
+    writer.key("rewritten")
+    if let rewrite = cut.rewrite {
+      writer.beginObject()
+      writer.key("write")
+      writer.beginArray()
+      writer.integer(rewrite.write.lowerBound)
+      writer.integer(rewrite.write.upperBound)
+      writer.endArray()
+      writer.key("firstSeq")
+      writer.integer(rewrite.kept.lowerBound)
+      writer.key("lastSeq")
+      writer.integer(rewrite.kept.upperBound)
+      writer.endObject()
+    } else {
+      writer.null()
+    }
+    writer.endObject()
+    writer.member("quarantine", quarantine)
+    writer.member("undo", quarantine.map { undoCommand(cut, log: log, quarantine: $0) })
+    writer.endObject()
+    return writer.line
   }
 }

@@ -28,7 +28,8 @@ enum ReportCommand {
       as 'replay export --output'; exit 73 if it cannot be written, or if it is a file of the \
       log (the log, <log>.keys, <log>.index, anything in <log>.checkpoints/ or \
       <log>.quarantine/, a writer's temporary file; through links too). Nothing else is \
-      written.
+      written. On a terminal, standard error shows the progress of each pass over a long \
+      log, with a rate and an estimate of the time left.
       """,
     options: ReadOptions.point + [
       Option(
@@ -46,6 +47,11 @@ enum ReportCommand {
         ["--verify"],
         help: "Also run 'replay verify' (one more pass) and show its verdict on the page."),
       CommonOptions.log,
+      Option.flag(
+        ["--json"],
+        help:
+          "Print what was written as JSON: {\"seq\", \"window\": {\"firstSeq\", \"lastSeq\", \"events\"}, \"entitiesChanged\", \"output\", \"bytes\"}."
+      ),
     ],
     run: run)
 
@@ -56,9 +62,34 @@ enum ReportCommand {
     let request = AuditReport.Request(
       point: try invocation.replayPoint(), from: try invocation.replayPoint("--from")?.bound,
       to: try invocation.replayPoint("--to")?.bound, verifies: invocation.flag("--verify"))
-    let report = try AuditReport.build(replayer: invocation.replayer, request: request)
+    let progress = ProgressLine.forStandardError(invocation.terminal)
+    defer { progress?.finish() }
+    var replayer = invocation.replayer
+    replayer.reader.progress = progress?.reading("reading the log")
+    let report = try AuditReport.build(replayer: replayer, request: request)
+    progress?.finish()
     let bytes = Array(report.html().utf8)
     try AtomicFile.write(bytes, to: output, protecting: invocation.logPath)
+    if invocation.flag("--json") {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.key("seq")
+      writer.integer(report.pointSequence)
+      writer.key("window")
+      writer.beginObject()
+      writer.sequenceMembers(report.timeline.sequences)
+      writer.key("events")
+      writer.integer(report.timeline.eventCount)
+      writer.endObject()
+      writer.key("entitiesChanged")
+      writer.integer(report.changes.count)
+      writer.member("output", output)
+      writer.key("bytes")
+      writer.integer(bytes.count)
+      writer.endObject()
+      invocation.terminal.write(bytes: writer.line)
+      return .success
+    }
     invocation.terminal.write(
       "wrote the report of \(invocation.logPath) at seq \(report.pointSequence) "
         + "(\(report.timeline.eventCount) events in the window, "

@@ -13,7 +13,7 @@ enum VerifyCommand {
       means the log is shorter than it was) and lists the files in <log>.quarantine/ (bytes \
       recovery or 'replay repair' cut). Prints a one-line summary and exits 0, or lists every \
       problem with its line number and exits 74. It never repairs anything ('replay repair' \
-      does).
+      does). On a terminal, standard error shows the progress of a long check.
       """,
     options: [
       CommonOptions.log,
@@ -28,7 +28,12 @@ enum VerifyCommand {
     let expectedDigest = try invocation.parse(
       "--digest", expecting: "expected <seq>:<64 hex digits>, as 'replay digest' prints"
     ) { LogDigest.parse($0) }
-    let report = try LogVerifier(path: invocation.logPath, expectedDigest: expectedDigest).verify()
+    var verifier = LogVerifier(path: invocation.logPath, expectedDigest: expectedDigest)
+    let progress = ProgressLine.forStandardError(invocation.terminal)
+    defer { progress?.finish() }
+    verifier.progress = progress?.reading("verifying")
+    let report = try verifier.verify()
+    progress?.finish()
     let digestMatched = expectedDigest != nil && report.digest?.sha256 == expectedDigest?.sha256
     let digestMessage =
       digestMatched ? "lines 1...\(expectedDigest?.sequence ?? 0) match the digest" : nil

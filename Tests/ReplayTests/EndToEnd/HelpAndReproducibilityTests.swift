@@ -18,7 +18,8 @@ import Testing
         (a checkpoint past the log's end means the log is shorter than it was) and
         lists the files in <log>.quarantine/ (bytes recovery or 'replay repair' cut).
         Prints a one-line summary and exits 0, or lists every problem with its line
-        number and exits 74. It never repairs anything ('replay repair' does).
+        number and exits 74. It never repairs anything ('replay repair' does). On a
+        terminal, standard error shows the progress of a long check.
 
         USAGE: replay verify [--log <path>] [--digest <seq:sha256>] [--json]
 

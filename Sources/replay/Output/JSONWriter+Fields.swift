@@ -1,0 +1,37 @@
+import Events
+
+/// The members several commands' `--json` share, spelled once (docs/READMODELS.md, "JSON
+/// vocabulary"): an absent value is `null`, and a range of seqs is `firstSeq` and `lastSeq`.
+extension JSONWriter {
+  /// `"key":value`, or `"key":null` when there is none.
+  mutating func member(_ key: StaticString, _ value: Int64?) {
+    self.key(key)
+    if let value { integer(value) } else { null() }
+  }
+
+  /// `"key":"value"`, or `"key":null` when there is none.
+  mutating func member(_ key: StaticString, _ value: String?) {
+    self.key(key)
+    if let value { string(value) } else { null() }
+  }
+
+  /// `"firstSeq":1,"lastSeq":18`, both `null` when nothing was written.
+  mutating func sequenceMembers(_ sequences: ClosedRange<Int64>?) {
+    member("firstSeq", sequences?.lowerBound)
+    member("lastSeq", sequences?.upperBound)
+  }
+
+  /// `"key":{"<name>":<count>, …}` in the order given.
+  mutating func counts(_ key: StaticString, _ counts: [(name: String, count: Int)]) {
+    self.key(key)
+    beginObject()
+    for (name, count) in counts {
+      self.key(name)
+      integer(count)
+    }
+    endObject()
+  }
+
+  /// The document as a line of standard output.
+  var line: [UInt8] { bytes + [0x0A] }
+}
