@@ -204,9 +204,10 @@ extension EventsFile {
     case .data:
       // Quick step: a compact object (checked a word at a time) without escapes, whose bytes
       // are already what the log stores.
+      // (`skipCompactObject` takes no whitespace outside strings.)
       if cursor.peek() == 0x7B, let range = cursor.skipCompactObject() {
         let bytes = cursor.bytes(from: range.lowerBound, to: range.upperBound)
-        if isCompactWithoutEscapes(bytes) {
+        if isUnescapedUTF8(bytes) {
           fields.data = Array(bytes)
           return
         }
@@ -270,7 +271,7 @@ extension EventsFile {
     let isRead = withUnsafeMutablePointer(to: &fields.metadata) { metadata in
       (try? LogLineCodec.readMetadata(&quick, into: metadata)) != nil
     }
-    if isRead, isCompactWithoutEscapes(quick.bytes(from: start, to: quick.position), spaced: true) {
+    if isRead, isUnescapedUTF8(quick.bytes(from: start, to: quick.position)) {
       cursor = quick
       return
     }
@@ -334,22 +335,25 @@ extension EventsFile {
     }
   }
 
-  /// Whether JSON text has no escape and is valid UTF-8, and (unless `spaced`) no whitespace
-  /// outside its strings: then it is exactly what writing its value compactly gives.
-  static func isCompactWithoutEscapes(_ bytes: UnsafeRawBufferPointer, spaced: Bool = false)
-    -> Bool
-  {
-    var inString = false
-    var ascii = true
-    for byte in bytes {
-      switch byte {
-      case 0x5C: return false
-      case 0x22: inString.toggle()
-      case 0x20, 0x09, 0x0A, 0x0D: if !inString, !spaced { return false }
-      default: if byte >= 0x80 { ascii = false }
-      }
+  /// Whether JSON text has no escape and is valid UTF-8: then its strings are what they say.
+  /// Checked a word at a time (ASCII, the commonest, needs nothing more).
+  static func isUnescapedUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
+    var high: UInt64 = 0
+    var index = 0
+    while index + 8 <= bytes.count {
+      let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+      if JSONCursor.zeroBytes(word ^ backslashes) != 0 { return false }
+      high |= word
+      index += 8
     }
-    return ascii || UTF8Text.string(bytes) != nil
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == 0x5C { return false }
+      high |= UInt64(byte)
+      index += 1
+    }
+    return high & 0x8080_8080_8080_8080 == 0 || UTF8Text.string(bytes) != nil
   }
 
   /// Checks `event` for `stream` as every raw append is checked before it reaches the log: the
