@@ -164,14 +164,22 @@ extension ContactRecord {
 }
 
 extension ContactAdded: PersonalDataPayload {
-  static let sealedLayout: PayloadLayout = [
-    "id": ContactID.expectation,
-    "companyName": "a string",
-    "isFavorite": "true or false",
-    "source": "a string",
-    "key": SealedPersonalData.keyExpectation,
-    "sealed": SealedPersonalData.sealedExpectation,
-  ]
+  /// The keys of the sealed form (schema 2).
+  enum SealedKey: String, PayloadKey {
+    case id, companyName, isFavorite, source, key, sealed
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .id: ContactID.expectation
+      case .isFavorite: "true or false"
+      case .companyName, .source: "a string"
+      case .key: SealedPersonalData.keyExpectation
+      case .sealed: SealedPersonalData.sealedExpectation
+      }
+    }
+  }
 
   public var contactID: ContactID { record.id }
 
@@ -201,51 +209,63 @@ extension ContactAdded: PersonalDataPayload {
   }
 
   func encodeSealed(_ sealed: SealedPersonalData, to writer: inout JSONWriter) {
-    writer.object(Self.sealedLayout) { members in
-      members.add(record.id.rawValue)
-      members.add(record.companyName)
-      members.add(record.isFavorite)
-      members.add(source)
-      members.add(sealed.keyText)
-      members.add(sealed.record.text)
+    writer.object(SealedKey.self) { key, members in
+      switch key {
+      case .id: members.add(record.id.rawValue)
+      case .companyName: members.add(record.companyName)
+      case .isFavorite: members.add(record.isFavorite)
+      case .source: members.add(source)
+      case .key: members.add(sealed.keyText)
+      case .sealed: members.add(sealed.record.text)
+      }
     }
   }
 
   init(version2 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.self, layout: Self.sealedLayout, strict: strict)
+    let scope = PayloadScope(type: Self.self, keys: SealedKey.self, strict: strict)
     var id: ContactID?
     var companyName: String?
     var isFavorite: Bool?
     var source: String?
-    var key: UInt64?
+    var keyID: UInt64?
     var record: SealedRecord?
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-      switch field {
-      case 0: id = try cursor.decodeText(ContactID.self, field, scope)
-      case 1: companyName = try cursor.decodeOptionalString(field, scope)
-      case 2: isFavorite = try cursor.decodeBool(field, scope)
-      case 3: source = try cursor.decodeOptionalString(field, scope)
-      case 4: key = try SealedPersonalData.decodeKey(&cursor, field, scope)
-      default: record = try SealedPersonalData.decodeRecord(&cursor, field, scope)
+    try cursor.decodeObject(scope) { (key: SealedKey, field, cursor) throws(EventsError) in
+      switch key {
+      case .id: id = try cursor.decodeText(ContactID.self, field, scope)
+      case .companyName: companyName = try cursor.decodeOptionalString(field, scope)
+      case .isFavorite: isFavorite = try cursor.decodeBool(field, scope)
+      case .source: source = try cursor.decodeOptionalString(field, scope)
+      case .key: keyID = try SealedPersonalData.decodeKey(&cursor, field, scope)
+      case .sealed: record = try SealedPersonalData.decodeRecord(&cursor, field, scope)
       }
     }
     self.record = .erased(
-      id: try scope.required(id, 0), companyName: companyName,
-      isFavorite: try scope.required(isFavorite, 2))
+      id: try scope.required(id, SealedKey.id), companyName: companyName,
+      isFavorite: try scope.required(isFavorite, SealedKey.isFavorite))
     self.source = source
     sealed = SealedPersonalData(
-      keyID: try scope.required(key, 4), record: try scope.required(record, 5))
+      keyID: try scope.required(keyID, SealedKey.key),
+      record: try scope.required(record, SealedKey.sealed))
   }
 }
 
 extension ContactUpdated: PersonalDataPayload {
-  static let sealedLayout: PayloadLayout = [
-    "id": ContactID.expectation,
-    "companyName": "a string or null",
-    "source": "a string",
-    "key": SealedPersonalData.keyExpectation,
-    "sealed": SealedPersonalData.sealedExpectation,
-  ]
+  /// The keys of the sealed form (schema 2).
+  enum SealedKey: String, PayloadKey {
+    case id, companyName, source, key, sealed
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .id: ContactID.expectation
+      case .companyName: "a string or null"
+      case .source: "a string"
+      case .key: SealedPersonalData.keyExpectation
+      case .sealed: SealedPersonalData.sealedExpectation
+      }
+    }
+  }
 
   public var contactID: ContactID { id }
 
@@ -273,34 +293,37 @@ extension ContactUpdated: PersonalDataPayload {
   }
 
   func encodeSealed(_ sealed: SealedPersonalData, to writer: inout JSONWriter) {
-    writer.object(Self.sealedLayout) { members in
-      members.add(id.rawValue)
-      members.add(companyName) { value, writer in writer.string(value) }
-      members.add(source)
-      members.add(sealed.keyText)
-      members.add(sealed.record.text)
+    writer.object(SealedKey.self) { key, members in
+      switch key {
+      case .id: members.add(id.rawValue)
+      case .companyName: members.add(companyName) { value, writer in writer.string(value) }
+      case .source: members.add(source)
+      case .key: members.add(sealed.keyText)
+      case .sealed: members.add(sealed.record.text)
+      }
     }
   }
 
   init(version2 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.self, layout: Self.sealedLayout, strict: strict)
+    let scope = PayloadScope(type: Self.self, keys: SealedKey.self, strict: strict)
     var id: ContactID?
     var companyName: FieldChange<String>?
     var source: String?
-    var key: UInt64?
+    var keyID: UInt64?
     var record: SealedRecord?
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-      switch field {
-      case 0: id = try cursor.decodeText(ContactID.self, field, scope)
-      case 1: companyName = try cursor.decodeTextChange(field, scope)
-      case 2: source = try cursor.decodeOptionalString(field, scope)
-      case 3: key = try SealedPersonalData.decodeKey(&cursor, field, scope)
-      default: record = try SealedPersonalData.decodeRecord(&cursor, field, scope)
+    try cursor.decodeObject(scope) { (key: SealedKey, field, cursor) throws(EventsError) in
+      switch key {
+      case .id: id = try cursor.decodeText(ContactID.self, field, scope)
+      case .companyName: companyName = try cursor.decodeTextChange(field, scope)
+      case .source: source = try cursor.decodeOptionalString(field, scope)
+      case .key: keyID = try SealedPersonalData.decodeKey(&cursor, field, scope)
+      case .sealed: record = try SealedPersonalData.decodeRecord(&cursor, field, scope)
       }
     }
-    self.init(id: try scope.required(id, 0), source: source)
+    self.init(id: try scope.required(id, SealedKey.id), source: source)
     self.companyName = companyName
     sealed = SealedPersonalData(
-      keyID: try scope.required(key, 3), record: try scope.required(record, 4))
+      keyID: try scope.required(keyID, SealedKey.key),
+      record: try scope.required(record, SealedKey.sealed))
   }
 }

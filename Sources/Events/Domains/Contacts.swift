@@ -51,26 +51,42 @@ public struct PhoneNumbers: Sendable, Equatable, Hashable {
 }
 
 extension PhoneNumbers: PayloadComponent {
-  static let layout: PayloadLayout = ["work": "a string", "home": "a string", "mobile": "a string"]
+  /// The object's keys (an update's changes to them have the same: `ContactUpdated.PhoneKey`).
+  enum Key: String, PayloadKey {
+    case work, home, mobile
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .work, .home, .mobile: "a string"
+      }
+    }
+  }
 
   init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
     var numbers = PhoneNumbers()
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
       let value = try cursor.decodeOptionalString(field, scope).nilIfEmpty
-      switch field {
-      case 0: numbers.work = value
-      case 1: numbers.home = value
-      default: numbers.mobile = value
+      switch key {
+      case .work: numbers.work = value
+      case .home: numbers.home = value
+      case .mobile: numbers.mobile = value
       }
     }
     self = numbers
   }
 
+  // Not inlined into the encoder of the payload holding it: inlined, the two closures broke
+  // the optimizer (an ownership error in `ContactAdded.encode`, Swift 6.0 release builds).
+  @inline(never)
   func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(work)
-      members.add(home)
-      members.add(mobile)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .work: members.add(work)
+      case .home: members.add(home)
+      case .mobile: members.add(mobile)
+      }
     }
   }
 }
@@ -105,33 +121,46 @@ public struct PostalAddress: Sendable, Equatable, Hashable {
 }
 
 extension PostalAddress: PayloadComponent {
-  static let layout: PayloadLayout = [
-    "street": "a string", "city": "a string", "state": "a string", "country": "a string",
-    "zipCode": "a string",
-  ]
+  /// The object's keys (an update's changes to them have the same: `ContactUpdated.AddressKey`).
+  enum Key: String, PayloadKey {
+    case street, city, state, country, zipCode
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .street, .city, .state, .country, .zipCode: "a string"
+      }
+    }
+  }
 
   init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
     var address = PostalAddress()
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
       let value = try cursor.decodeOptionalString(field, scope).nilIfEmpty
-      switch field {
-      case 0: address.street = value
-      case 1: address.city = value
-      case 2: address.state = value
-      case 3: address.country = value
-      default: address.zipCode = value
+      switch key {
+      case .street: address.street = value
+      case .city: address.city = value
+      case .state: address.state = value
+      case .country: address.country = value
+      case .zipCode: address.zipCode = value
       }
     }
     self = address
   }
 
+  // Not inlined into the encoder of the payload holding it: inlined, the two closures broke
+  // the optimizer (an ownership error in `ContactAdded.encode`, Swift 6.0 release builds).
+  @inline(never)
   func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(street)
-      members.add(city)
-      members.add(state)
-      members.add(country)
-      members.add(zipCode)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .street: members.add(street)
+      case .city: members.add(city)
+      case .state: members.add(state)
+      case .country: members.add(country)
+      case .zipCode: members.add(zipCode)
+      }
     }
   }
 }
@@ -179,6 +208,9 @@ public struct ContactRecord: Sendable, Equatable, Hashable {
   }
 
   static let nameExpectation = "a name that is not empty or only white space"
+  static let phoneExpectation = "an object {\"work\", \"home\", \"mobile\"}"
+  static let addressExpectation =
+    "an object {\"street\", \"city\", \"state\", \"country\", \"zipCode\"}"
 }
 
 // MARK: - Events
@@ -216,34 +248,42 @@ public struct ContactAdded: EventPayload, Hashable {
 
   public var streamName: String { record.id.streamName }
 
-  static let layout: PayloadLayout = [
-    "id": ContactID.expectation,
-    "name": ContactRecord.nameExpectation,
-    "companyName": "a string",
-    "isFavorite": "true or false",
-    "smallImageURL": "a string",
-    "largeImageURL": "a string",
-    "emailAddress": "a string",
-    "birthdate": CalendarDate.expectation,
-    "phone": "an object {\"work\", \"home\", \"mobile\"}",
-    "address": "an object {\"street\", \"city\", \"state\", \"country\", \"zipCode\"}",
-    "source": "a string",
-  ]
+  /// The keys of the plaintext form (schema 1).
+  enum Key: String, PayloadKey {
+    case id, name, companyName, isFavorite, smallImageURL, largeImageURL, emailAddress, birthdate
+    case phone, address, source
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .id: ContactID.expectation
+      case .name: ContactRecord.nameExpectation
+      case .isFavorite: "true or false"
+      case .birthdate: CalendarDate.expectation
+      case .phone: ContactRecord.phoneExpectation
+      case .address: ContactRecord.addressExpectation
+      case .companyName, .smallImageURL, .largeImageURL, .emailAddress, .source: "a string"
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
     if let sealed { return encodeSealed(sealed, to: &writer) }
-    writer.object(Self.layout) { members in
-      members.add(record.id.rawValue)
-      members.add(record.name)
-      members.add(record.companyName)
-      members.add(record.isFavorite)
-      members.add(record.smallImageURL)
-      members.add(record.largeImageURL)
-      members.add(record.emailAddress)
-      members.add(record.birthdate?.description)
-      members.add(record.phone, omitted: record.phone.isEmpty)
-      members.add(record.address, omitted: record.address.isEmpty)
-      members.add(source)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .id: members.add(record.id.rawValue)
+      case .name: members.add(record.name)
+      case .companyName: members.add(record.companyName)
+      case .isFavorite: members.add(record.isFavorite)
+      case .smallImageURL: members.add(record.smallImageURL)
+      case .largeImageURL: members.add(record.largeImageURL)
+      case .emailAddress: members.add(record.emailAddress)
+      case .birthdate: members.add(record.birthdate?.description)
+      case .phone: members.add(record.phone, omitted: record.phone.isEmpty)
+      case .address: members.add(record.address, omitted: record.address.isEmpty)
+      case .source: members.add(source)
+      }
     }
   }
 
@@ -258,7 +298,7 @@ public struct ContactAdded: EventPayload, Hashable {
   }
 
   private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+    let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
     var id: ContactID?
     var name: String?
     var companyName: String?
@@ -270,24 +310,24 @@ public struct ContactAdded: EventPayload, Hashable {
     var phone = PhoneNumbers()
     var address = PostalAddress()
     var source: String?
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-      switch field {
-      case 0: id = try cursor.decodeText(ContactID.self, field, scope)
-      case 1: name = try cursor.decodeTitle(field, scope)
-      case 2: companyName = try cursor.decodeOptionalString(field, scope)
-      case 3: isFavorite = try cursor.decodeBool(field, scope)
-      case 4: smallImageURL = try cursor.decodeOptionalString(field, scope)
-      case 5: largeImageURL = try cursor.decodeOptionalString(field, scope)
-      case 6: emailAddress = try cursor.decodeOptionalString(field, scope)
-      case 7: birthdate = try cursor.decodeOptionalDate(field, scope)
-      case 8: phone = try cursor.decodeComponent(PhoneNumbers.self, field, scope)
-      case 9: address = try cursor.decodeComponent(PostalAddress.self, field, scope)
-      default: source = try cursor.decodeOptionalString(field, scope)
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .id: id = try cursor.decodeText(ContactID.self, field, scope)
+      case .name: name = try cursor.decodeTitle(field, scope)
+      case .companyName: companyName = try cursor.decodeOptionalString(field, scope)
+      case .isFavorite: isFavorite = try cursor.decodeBool(field, scope)
+      case .smallImageURL: smallImageURL = try cursor.decodeOptionalString(field, scope)
+      case .largeImageURL: largeImageURL = try cursor.decodeOptionalString(field, scope)
+      case .emailAddress: emailAddress = try cursor.decodeOptionalString(field, scope)
+      case .birthdate: birthdate = try cursor.decodeOptionalDate(field, scope)
+      case .phone: phone = try cursor.decodeComponent(PhoneNumbers.self, field, scope)
+      case .address: address = try cursor.decodeComponent(PostalAddress.self, field, scope)
+      case .source: source = try cursor.decodeOptionalString(field, scope)
       }
     }
     record = ContactRecord(
-      id: try scope.required(id, 0), name: try scope.required(name, 1),
-      companyName: companyName, isFavorite: try scope.required(isFavorite, 3),
+      id: try scope.required(id, Key.id), name: try scope.required(name, Key.name),
+      companyName: companyName, isFavorite: try scope.required(isFavorite, Key.isFavorite),
       smallImageURL: smallImageURL, largeImageURL: largeImageURL, emailAddress: emailAddress,
       birthdate: birthdate, phone: phone, address: address)
     self.source = source
@@ -313,13 +353,22 @@ public struct ContactFavorited: EventPayload, Hashable {
 
   public var streamName: String { id.streamName }
 
-  static let layout: PayloadLayout = ["id": ContactID.expectation, "source": "a string"]
+  /// The payload's keys (an unfavourite's too).
+  enum Key: String, PayloadKey {
+    case id, source
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .id: ContactID.expectation
+      case .source: "a string"
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-      members.add(source)
-    }
+    id.encodeFavoritePayload(source: source, to: &writer)
   }
 
   public init(
@@ -352,13 +401,11 @@ public struct ContactUnfavorited: EventPayload, Hashable {
 
   public var streamName: String { id.streamName }
 
-  static let layout = ContactFavorited.layout
+  /// The same keys as a favourite's.
+  typealias Key = ContactFavorited.Key
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-      members.add(source)
-    }
+    id.encodeFavoritePayload(source: source, to: &writer)
   }
 
   public init(
@@ -373,6 +420,16 @@ public struct ContactUnfavorited: EventPayload, Hashable {
 }
 
 extension ContactID {
+  /// Writes `{"id","source"?}`, the shape of both favourite events.
+  func encodeFavoritePayload(source: String?, to writer: inout JSONWriter) {
+    writer.object(ContactFavorited.Key.self) { key, members in
+      switch key {
+      case .id: members.add(rawValue)
+      case .source: members.add(source)
+      }
+    }
+  }
+
   /// Decodes `{"id","source"?}`, the shape of both favourite events.
   static func decodeWithSource(
     _ cursor: inout JSONCursor, type: any EventPayload.Type, strict: Bool
@@ -399,13 +456,14 @@ extension ContactID {
       cursor = quick
       return (id, nil)
     }
-    let scope = PayloadScope(type: type, layout: ContactFavorited.layout, strict: strict)
+    let scope = PayloadScope(type: type, keys: ContactFavorited.Key.self, strict: strict)
     var id: JSONStringSlice?
     var source: String?
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-      switch field {
-      case 0: id = try cursor.decodeIdentifier(field, scope)
-      default:
+    try cursor.decodeObject(scope) {
+      (key: ContactFavorited.Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .id: id = try cursor.decodeIdentifier(field, scope)
+      case .source:
         if readingSource {
           source = try cursor.decodeOptionalString(field, scope)
         } else {
@@ -413,7 +471,7 @@ extension ContactID {
         }
       }
     }
-    return (try scope.required(id, 0), source)
+    return (try scope.required(id, ContactFavorited.Key.id), source)
   }
 }
 
@@ -537,50 +595,84 @@ public struct ContactUpdated: EventPayload, Hashable {
 
   public var streamName: String { id.streamName }
 
-  static let layout: PayloadLayout = [
-    "id": ContactID.expectation,
-    "name": ContactRecord.nameExpectation,
-    "companyName": "a string or null",
-    "smallImageURL": "a string or null",
-    "largeImageURL": "a string or null",
-    "emailAddress": "a string or null",
-    "birthdate": "\(CalendarDate.expectation) or null",
-    "phone": "an object {\"work\", \"home\", \"mobile\"}",
-    "address": "an object {\"street\", \"city\", \"state\", \"country\", \"zipCode\"}",
-    "source": "a string",
-  ]
-  static let phoneLayout: PayloadLayout = [
-    "work": "a string or null", "home": "a string or null", "mobile": "a string or null",
-  ]
-  static let addressLayout: PayloadLayout = [
-    "street": "a string or null", "city": "a string or null", "state": "a string or null",
-    "country": "a string or null", "zipCode": "a string or null",
-  ]
+  /// The keys of the plaintext form (schema 1).
+  enum Key: String, PayloadKey {
+    case id, name, companyName, smallImageURL, largeImageURL, emailAddress, birthdate, phone
+    case address, source
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .id: ContactID.expectation
+      case .name: ContactRecord.nameExpectation
+      case .birthdate: "\(CalendarDate.expectation) or null"
+      case .phone: ContactRecord.phoneExpectation
+      case .address: ContactRecord.addressExpectation
+      case .companyName, .smallImageURL, .largeImageURL, .emailAddress: "a string or null"
+      case .source: "a string"
+      }
+    }
+  }
+
+  /// The keys of `phone`: a contact's (`PhoneNumbers.Key`), each a change.
+  enum PhoneKey: String, PayloadKey {
+    case work, home, mobile
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .work, .home, .mobile: "a string or null"
+      }
+    }
+  }
+
+  /// The keys of `address`: a contact's (`PostalAddress.Key`), each a change.
+  enum AddressKey: String, PayloadKey {
+    case street, city, state, country, zipCode
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .street, .city, .state, .country, .zipCode: "a string or null"
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
     if let sealed { return encodeSealed(sealed, to: &writer) }
     let text: (String, inout JSONWriter) -> Void = { value, writer in writer.string(value) }
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-      members.add(name)
-      members.add(companyName, text)
-      members.add(smallImageURL, text)
-      members.add(largeImageURL, text)
-      members.add(emailAddress, text)
-      members.add(birthdate) { value, writer in writer.string(value.description) }
-      members.addObject(Self.phoneLayout, omitted: !changesPhone) { phone in
-        phone.add(workPhone, text)
-        phone.add(homePhone, text)
-        phone.add(mobilePhone, text)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .id: members.add(id.rawValue)
+      case .name: members.add(name)
+      case .companyName: members.add(companyName, text)
+      case .smallImageURL: members.add(smallImageURL, text)
+      case .largeImageURL: members.add(largeImageURL, text)
+      case .emailAddress: members.add(emailAddress, text)
+      case .birthdate: members.add(birthdate) { value, writer in writer.string(value.description) }
+      case .phone:
+        members.addObject(PhoneKey.self, omitted: !changesPhone) { key, phone in
+          switch key {
+          case .work: phone.add(workPhone, text)
+          case .home: phone.add(homePhone, text)
+          case .mobile: phone.add(mobilePhone, text)
+          }
+        }
+      case .address:
+        members.addObject(AddressKey.self, omitted: !changesAddress) { key, address in
+          switch key {
+          case .street: address.add(street, text)
+          case .city: address.add(city, text)
+          case .state: address.add(state, text)
+          case .country: address.add(country, text)
+          case .zipCode: address.add(zipCode, text)
+          }
+        }
+      case .source: members.add(source)
       }
-      members.addObject(Self.addressLayout, omitted: !changesAddress) { address in
-        address.add(street, text)
-        address.add(city, text)
-        address.add(state, text)
-        address.add(country, text)
-        address.add(zipCode, text)
-      }
-      members.add(source)
     }
   }
 
@@ -595,45 +687,46 @@ public struct ContactUpdated: EventPayload, Hashable {
   }
 
   private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+    let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
     var id: ContactID?
     var update = ContactUpdated(id: ContactID(unchecked: ""))
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-      switch field {
-      case 0: id = try cursor.decodeText(ContactID.self, field, scope)
-      case 1: update.name = try cursor.decodeTitle(field, scope)
-      case 2: update.companyName = try cursor.decodeTextChange(field, scope)
-      case 3: update.smallImageURL = try cursor.decodeTextChange(field, scope)
-      case 4: update.largeImageURL = try cursor.decodeTextChange(field, scope)
-      case 5: update.emailAddress = try cursor.decodeTextChange(field, scope)
-      case 6:
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .id: id = try cursor.decodeText(ContactID.self, field, scope)
+      case .name: update.name = try cursor.decodeTitle(field, scope)
+      case .companyName: update.companyName = try cursor.decodeTextChange(field, scope)
+      case .smallImageURL: update.smallImageURL = try cursor.decodeTextChange(field, scope)
+      case .largeImageURL: update.largeImageURL = try cursor.decodeTextChange(field, scope)
+      case .emailAddress: update.emailAddress = try cursor.decodeTextChange(field, scope)
+      case .birthdate:
         update.birthdate = try cursor.decodeOptionalDate(field, scope).map { .set($0) } ?? .cleared
-      case 7:
-        let phoneScope = scope.nested(Self.phoneLayout, in: field)
-        try cursor.decodeObject(phoneScope) { field, cursor throws(EventsError) in
+      case .phone:
+        let phoneScope = scope.nested(PhoneKey.layout, in: field)
+        try cursor.decodeObject(phoneScope) { (key: PhoneKey, field, cursor) throws(EventsError) in
           let change = try cursor.decodeTextChange(field, phoneScope)
-          switch field {
-          case 0: update.workPhone = change
-          case 1: update.homePhone = change
-          default: update.mobilePhone = change
+          switch key {
+          case .work: update.workPhone = change
+          case .home: update.homePhone = change
+          case .mobile: update.mobilePhone = change
           }
         }
-      case 8:
-        let addressScope = scope.nested(Self.addressLayout, in: field)
-        try cursor.decodeObject(addressScope) { field, cursor throws(EventsError) in
+      case .address:
+        let addressScope = scope.nested(AddressKey.layout, in: field)
+        try cursor.decodeObject(addressScope) {
+          (key: AddressKey, field, cursor) throws(EventsError) in
           let change = try cursor.decodeTextChange(field, addressScope)
-          switch field {
-          case 0: update.street = change
-          case 1: update.city = change
-          case 2: update.state = change
-          case 3: update.country = change
-          default: update.zipCode = change
+          switch key {
+          case .street: update.street = change
+          case .city: update.city = change
+          case .state: update.state = change
+          case .country: update.country = change
+          case .zipCode: update.zipCode = change
           }
         }
-      default: update.source = try cursor.decodeOptionalString(field, scope)
+      case .source: update.source = try cursor.decodeOptionalString(field, scope)
       }
     }
-    update.id = try scope.required(id, 0)
+    update.id = try scope.required(id, Key.id)
     self = update
   }
 }
@@ -656,12 +749,10 @@ public struct ContactErased: EventPayload, Hashable {
 
   public var streamName: String { id.streamName }
 
-  static let layout: PayloadLayout = ["id": ContactID.expectation]
+  static let layout = ContactID.idPayloadLayout()
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-    }
+    ContactID.encodeIDPayload(id.rawValue, to: &writer)
   }
 
   public init(

@@ -228,16 +228,19 @@ public enum EventVocabulary {
     guard newestSchemaVersions[type] != nil else { throw unknownType(type) }
     // The full parser rejects what the cursor tolerates: invalid UTF-8 and lone surrogates
     // (written `\uD800`). Text without a backslash that is valid UTF-8 can hold neither.
-    if !Self.isValidUTF8WithoutEscapes(data) {
+    let needsFullParse = !Self.isValidUTF8WithoutEscapes(data)
+    // The payload's decoder first, so that what it checks (a repeated or unknown key, a wrong
+    // value) is named by field whatever else the text holds.
+    guard
+      let event = try decode(type: type, schemaVersion: schemaVersion, data: data, strict: true)
+    else { throw unknownType(type) }
+    if needsFullParse {
       do throws(JSONSyntaxError) {
         _ = try JSONValue.parse(data)
       } catch {
         throw EventsError.malformedData(type: type, syntax: error)
       }
     }
-    guard
-      let event = try decode(type: type, schemaVersion: schemaVersion, data: data, strict: true)
-    else { throw unknownType(type) }
     guard event.streamName == stream else {
       throw EventsError.streamMismatch(type: type, expected: event.streamName, found: stream)
     }

@@ -14,6 +14,7 @@ public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
 
   static let latitudeExpectation = "a latitude in [-90, 90]"
   static let longitudeExpectation = "a longitude in [-180, 180]"
+  static let objectExpectation = "an object {\"latitude\", \"longitude\"}"
 
   /// Validates a point.
   /// - Throws: `EventsError.invalidValue` naming the value and its range, e.g. `expected a
@@ -42,31 +43,47 @@ public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Coordinate: PayloadComponent {
-  static let layout: PayloadLayout = [
-    "latitude": latitudeExpectation, "longitude": longitudeExpectation,
-  ]
+  /// The object's keys.
+  enum Key: String, PayloadKey {
+    case latitude, longitude
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .latitude: Coordinate.latitudeExpectation
+      case .longitude: Coordinate.longitudeExpectation
+      }
+    }
+  }
 
   init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
     var latitude: Double?
     var longitude: Double?
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
       let value = try cursor.decodeDouble(field, scope)
-      if field == 0 {
+      switch key {
+      case .latitude:
         if let problem = Self.latitudeProblem(value) { throw scope.invalid(field, found: problem) }
         latitude = value
-      } else {
+      case .longitude:
         if let problem = Self.longitudeProblem(value) { throw scope.invalid(field, found: problem) }
         longitude = value
       }
     }
-    self.latitude = try scope.required(latitude, 0)
-    self.longitude = try scope.required(longitude, 1)
+    self.latitude = try scope.required(latitude, Key.latitude)
+    self.longitude = try scope.required(longitude, Key.longitude)
   }
 
+  // Not inlined into the encoder of the payload holding it: inlined, the two closures broke
+  // the optimizer (an ownership error in `ContactAdded.encode`, Swift 6.0 release builds).
+  @inline(never)
   func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(latitude)
-      members.add(longitude)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .latitude: members.add(latitude)
+      case .longitude: members.add(longitude)
+      }
     }
   }
 }
@@ -141,19 +158,30 @@ public struct LocationAdded: EventPayload, Hashable {
 
   public var streamName: String { record.id.streamName }
 
-  static let layout: PayloadLayout = [
-    "id": LocationID.expectation,
-    "name": LocationRecord.nameExpectation,
-    "coordinate": "an object {\"latitude\", \"longitude\"}",
-    "source": "a string",
-  ]
+  /// The payload's keys.
+  enum Key: String, PayloadKey {
+    case id, name, coordinate, source
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .id: LocationID.expectation
+      case .name: LocationRecord.nameExpectation
+      case .coordinate: Coordinate.objectExpectation
+      case .source: "a string"
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(record.id.rawValue)
-      members.add(record.name)
-      members.add(record.coordinate)
-      members.add(source)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .id: members.add(record.id.rawValue)
+      case .name: members.add(record.name)
+      case .coordinate: members.add(record.coordinate)
+      case .source: members.add(source)
+      }
     }
   }
 
@@ -162,22 +190,22 @@ public struct LocationAdded: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
       var id: LocationID?
       var name: String?
       var coordinate: Coordinate?
       var source: String?
-      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-        switch field {
-        case 0: id = try cursor.decodeText(LocationID.self, field, scope)
-        case 1: name = try cursor.decodeTitle(field, scope)
-        case 2: coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
-        default: source = try cursor.decodeOptionalString(field, scope)
+      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+        switch key {
+        case .id: id = try cursor.decodeText(LocationID.self, field, scope)
+        case .name: name = try cursor.decodeTitle(field, scope)
+        case .coordinate: coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
+        case .source: source = try cursor.decodeOptionalString(field, scope)
         }
       }
       record = LocationRecord(
-        id: try scope.required(id, 0), name: try scope.required(name, 1),
-        coordinate: try scope.required(coordinate, 2))
+        id: try scope.required(id, Key.id), name: try scope.required(name, Key.name),
+        coordinate: try scope.required(coordinate, Key.coordinate))
       self.source = source
     default: throw Self.unsupported(schemaVersion)
     }
@@ -206,15 +234,28 @@ public struct LocationRenamed: EventPayload, Hashable {
 
   public var streamName: String { id.streamName }
 
-  static let layout: PayloadLayout = [
-    "id": LocationID.expectation, "name": LocationRecord.nameExpectation, "source": "a string",
-  ]
+  /// The payload's keys.
+  enum Key: String, PayloadKey {
+    case id, name, source
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .id: LocationID.expectation
+      case .name: LocationRecord.nameExpectation
+      case .source: "a string"
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-      members.add(name)
-      members.add(source)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .id: members.add(id.rawValue)
+      case .name: members.add(name)
+      case .source: members.add(source)
+      }
     }
   }
 
@@ -223,19 +264,19 @@ public struct LocationRenamed: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
       var id: LocationID?
       var name: String?
       var source: String?
-      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-        switch field {
-        case 0: id = try cursor.decodeText(LocationID.self, field, scope)
-        case 1: name = try cursor.decodeTitle(field, scope)
-        default: source = try cursor.decodeOptionalString(field, scope)
+      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+        switch key {
+        case .id: id = try cursor.decodeText(LocationID.self, field, scope)
+        case .name: name = try cursor.decodeTitle(field, scope)
+        case .source: source = try cursor.decodeOptionalString(field, scope)
         }
       }
-      self.id = try scope.required(id, 0)
-      self.name = try scope.required(name, 1)
+      self.id = try scope.required(id, Key.id)
+      self.name = try scope.required(name, Key.name)
       self.source = source
     default: throw Self.unsupported(schemaVersion)
     }
@@ -264,17 +305,28 @@ public struct LocationMoved: EventPayload, Hashable {
 
   public var streamName: String { id.streamName }
 
-  static let layout: PayloadLayout = [
-    "id": LocationID.expectation,
-    "coordinate": "an object {\"latitude\", \"longitude\"}",
-    "source": "a string",
-  ]
+  /// The payload's keys.
+  enum Key: String, PayloadKey {
+    case id, coordinate, source
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .id: LocationID.expectation
+      case .coordinate: Coordinate.objectExpectation
+      case .source: "a string"
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-      members.add(coordinate)
-      members.add(source)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .id: members.add(id.rawValue)
+      case .coordinate: members.add(coordinate)
+      case .source: members.add(source)
+      }
     }
   }
 
@@ -283,19 +335,19 @@ public struct LocationMoved: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
       var id: LocationID?
       var coordinate: Coordinate?
       var source: String?
-      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-        switch field {
-        case 0: id = try cursor.decodeText(LocationID.self, field, scope)
-        case 1: coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
-        default: source = try cursor.decodeOptionalString(field, scope)
+      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+        switch key {
+        case .id: id = try cursor.decodeText(LocationID.self, field, scope)
+        case .coordinate: coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
+        case .source: source = try cursor.decodeOptionalString(field, scope)
         }
       }
-      self.id = try scope.required(id, 0)
-      self.coordinate = try scope.required(coordinate, 1)
+      self.id = try scope.required(id, Key.id)
+      self.coordinate = try scope.required(coordinate, Key.coordinate)
       self.source = source
     default: throw Self.unsupported(schemaVersion)
     }
@@ -318,12 +370,10 @@ public struct LocationRemoved: EventPayload, Hashable {
 
   public var streamName: String { id.streamName }
 
-  static let layout: PayloadLayout = ["id": LocationID.expectation]
+  static let layout = LocationID.idPayloadLayout()
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-    }
+    LocationID.encodeIDPayload(id.rawValue, to: &writer)
   }
 
   public init(

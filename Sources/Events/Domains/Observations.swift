@@ -172,23 +172,34 @@ public struct ObservationRecorded: EventPayload, Hashable {
 
   public var streamName: String { id.streamName }
 
-  static let layout: PayloadLayout = [
-    "id": ObservationID.expectation,
-    "classification": Classification.expectation,
-    "title": ObservationRecord.titleExpectation,
-    "description": "a string",
-    "date": "an instant as 'YYYY-MM-DDTHH:MM:SS.sssZ'",
-    "source": "a string",
-  ]
+  /// The payload's keys (a revision's too).
+  enum Key: String, PayloadKey {
+    case id, classification, title, description, date, source
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .id: ObservationID.expectation
+      case .classification: Classification.expectation
+      case .title: ObservationRecord.titleExpectation
+      case .description: "a string"
+      case .date: "an instant as 'YYYY-MM-DDTHH:MM:SS.sssZ'"
+      case .source: "a string"
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-      members.add(record.classification.rawValue)
-      members.add(record.title)
-      members.add(record.description)
-      members.add(record.date)
-      members.add(source)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .id: members.add(id.rawValue)
+      case .classification: members.add(record.classification.rawValue)
+      case .title: members.add(record.title)
+      case .description: members.add(record.description)
+      case .date: members.add(record.date)
+      case .source: members.add(source)
+      }
     }
   }
 
@@ -202,27 +213,30 @@ public struct ObservationRecorded: EventPayload, Hashable {
   }
 
   private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+    let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
     var id: ObservationID?
     var classification: Classification?
     var title: String?
     var description: String?
     var date: Timestamp?
     var source: String?
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-      switch field {
-      case 0: id = try cursor.decodeText(ObservationID.self, field, scope)
-      case 1: classification = try cursor.decodeEnumeration(Classification.self, field, scope)
-      case 2: title = try cursor.decodeTitle(field, scope)
-      case 3: description = try cursor.decodeString(field, scope)
-      case 4: date = try cursor.decodeTimestamp(field, scope)
-      default: source = try cursor.decodeOptionalString(field, scope)
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .id: id = try cursor.decodeText(ObservationID.self, field, scope)
+      case .classification:
+        classification = try cursor.decodeEnumeration(Classification.self, field, scope)
+      case .title: title = try cursor.decodeTitle(field, scope)
+      case .description: description = try cursor.decodeString(field, scope)
+      case .date: date = try cursor.decodeTimestamp(field, scope)
+      case .source: source = try cursor.decodeOptionalString(field, scope)
       }
     }
-    self.id = try scope.required(id, 0)
+    self.id = try scope.required(id, Key.id)
     record = ObservationRecord(
-      classification: try scope.required(classification, 1), title: try scope.required(title, 2),
-      description: try scope.required(description, 3), date: try scope.required(date, 4))
+      classification: try scope.required(classification, Key.classification),
+      title: try scope.required(title, Key.title),
+      description: try scope.required(description, Key.description),
+      date: try scope.required(date, Key.date))
     self.source = source
   }
 }
@@ -290,17 +304,19 @@ public struct ObservationRevised: EventPayload, Hashable {
 
   public var streamName: String { id.streamName }
 
-  /// The same members, with the same expectations, as a recording's.
-  static let layout = ObservationRecorded.layout
+  /// The same keys, with the same expectations, as a recording's.
+  typealias Key = ObservationRecorded.Key
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-      members.add(classification?.rawValue)
-      members.add(title)
-      members.add(description)
-      members.add(date)
-      members.add(source)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .id: members.add(id.rawValue)
+      case .classification: members.add(classification?.rawValue)
+      case .title: members.add(title)
+      case .description: members.add(description)
+      case .date: members.add(date)
+      case .source: members.add(source)
+      }
     }
   }
 
@@ -314,21 +330,21 @@ public struct ObservationRevised: EventPayload, Hashable {
   }
 
   private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+    let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
     var id: ObservationID?
     var revision = ObservationRevised(id: ObservationID(unchecked: ""))
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-      switch field {
-      case 0: id = try cursor.decodeText(ObservationID.self, field, scope)
-      case 1:
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .id: id = try cursor.decodeText(ObservationID.self, field, scope)
+      case .classification:
         revision.classification = try cursor.decodeEnumeration(Classification.self, field, scope)
-      case 2: revision.title = try cursor.decodeTitle(field, scope)
-      case 3: revision.description = try cursor.decodeString(field, scope)
-      case 4: revision.date = try cursor.decodeTimestamp(field, scope)
-      default: revision.source = try cursor.decodeOptionalString(field, scope)
+      case .title: revision.title = try cursor.decodeTitle(field, scope)
+      case .description: revision.description = try cursor.decodeString(field, scope)
+      case .date: revision.date = try cursor.decodeTimestamp(field, scope)
+      case .source: revision.source = try cursor.decodeOptionalString(field, scope)
       }
     }
-    revision.id = try scope.required(id, 0)
+    revision.id = try scope.required(id, Key.id)
     self = revision
   }
 }
@@ -349,12 +365,10 @@ public struct ObservationRemoved: EventPayload, Hashable {
 
   public var streamName: String { id.streamName }
 
-  static let layout: PayloadLayout = ["id": ObservationID.expectation]
+  static let layout = ObservationID.idPayloadLayout()
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-    }
+    ObservationID.encodeIDPayload(id.rawValue, to: &writer)
   }
 
   public init(

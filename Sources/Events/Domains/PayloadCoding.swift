@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// The typed payload of one event type: its stable name, its schema version, the stream it
 /// belongs to, and its byte-level JSON codec.
 ///
@@ -69,6 +77,8 @@ extension EventPayload {
 
 /// A value held in a payload as a JSON string and validated when read: zip codes, ids, dates.
 protocol PayloadText {
+  /// What the text must be, for messages.
+  static var expectation: String { get }
   /// Validates `text`; throws `EventsError.invalidValue(expected:found:)` when it is not valid.
   init(_ text: String) throws(EventsError)
 }
@@ -77,8 +87,6 @@ protocol PayloadText {
 /// (contact and location ids, state names). Decoders read it with `decodeIdentifier`, whose
 /// quick step needs no `String` to check it.
 protocol PayloadIdentifier: PayloadText {
-  /// What the id must be, for messages.
-  static var expectation: String { get }
   /// An id whose text was checked as `init(_:)` checks it.
   init(unchecked text: String)
 }
@@ -96,17 +104,47 @@ extension PayloadText {
     }
     let scope = PayloadScope(type: type, layout: layout, strict: strict)
     var id: Self?
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-      id = try cursor.decodeText(Self.self, field, scope)
+    try cursor.decodeObject(scope) { (key: IDPayloadKey, field, cursor) throws(EventsError) in
+      switch key {
+      case .id: id = try cursor.decodeText(Self.self, field, scope)
+      }
     }
-    return try scope.required(id, 0)
+    return try scope.required(id, IDPayloadKey.id)
+  }
+
+  /// Writes `{"id":"<text>"}`, the payload of the removals and `ContactErased`.
+  static func encodeIDPayload(_ id: String, to writer: inout JSONWriter) {
+    writer.object(IDPayloadKey.self) { key, members in
+      switch key {
+      case .id: members.add(id)
+      }
+    }
+  }
+
+  /// A new layout of `{"id"}` holding this type (each payload keeps its own as a constant).
+  static func idPayloadLayout() -> PayloadLayout {
+    PayloadLayout(IDPayloadKey.self) { _ in expectation }
+  }
+}
+
+/// The keys of the payloads that hold only their entity's id, `{"id"}`: each payload's layout
+/// (`PayloadText.idPayloadLayout()`) says what its id must be.
+enum IDPayloadKey: String, PayloadKey {
+  case id
+
+  static let layout = PayloadLayout(Self.self)
+
+  var expected: String {
+    switch self {
+    case .id: "an id"
+    }
   }
 }
 
 /// A JSON object nested inside a payload (a coordinate, a phone list, an address).
 protocol PayloadComponent: Sendable, Equatable {
   /// The object's keys in the order `encode(to:)` writes them.
-  static var layout: PayloadLayout { get }
+  associatedtype Key: PayloadKey
   /// Reads the object at `cursor`; `scope` names the event type and the field holding it.
   init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError)
   /// Writes the object.
@@ -115,39 +153,72 @@ protocol PayloadComponent: Sendable, Equatable {
 
 // MARK: - Layouts and scopes
 
+/// The keys of one kind of payload object, declared once: the cases of an enum, whose raw
+/// values are the keys as the log writes them, in the order the encoder writes them.
+///
+/// The layout is made from the cases, and decoders and encoders switch over them with no
+/// `default:`: a key added without its decoding or its encoding does not compile.
+protocol PayloadKey: RawRepresentable<String>, CaseIterable, Equatable, Sendable
+where AllCases == [Self] {
+  /// What the key's value must be, for messages.
+  var expected: String { get }
+  /// The layout of the cases, made once: `static let layout = PayloadLayout(Self.self)`.
+  static var layout: PayloadLayout { get }
+}
+
+extension PayloadKey {
+  /// The key's position in the layout (a search: for messages and nested scopes only).
+  var index: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+}
+
 /// One key of a payload object and what its value must be, for error messages.
-struct PayloadField: Sendable {
-  var name: StaticString
+struct PayloadField {
+  /// The key.
+  var name: String
+  /// `"<key>":`, as the writer writes it and the decoder's quick step expects it.
+  var quotedKey: UnsafeBufferPointer<UInt8>
   var expected: String
 }
 
-/// The keys of one kind of payload object, in the order the encoder writes them.
+/// The keys of one kind of payload object, in the order the encoder writes them (see
+/// `PayloadKey`).
 ///
 /// Decoders resolve each key to its index here (checking the expected next key first, since
-/// the log writes keys in this order) and switch on the index.
+/// the log writes keys in this order) and switch on the key at that index.
 ///
 /// The fields are allocated once and never freed: every layout is a static constant, so a
 /// scope that holds one is copied per payload without touching a reference count.
-struct PayloadLayout: @unchecked Sendable, ExpressibleByDictionaryLiteral {
+struct PayloadLayout: @unchecked Sendable {
   let fields: UnsafeBufferPointer<PayloadField>
 
-  init(dictionaryLiteral elements: (StaticString, String)...) {
-    precondition(elements.count <= 64, "a payload layout holds at most 64 keys")
-    let storage = UnsafeMutableBufferPointer<PayloadField>.allocate(capacity: elements.count)
-    _ = storage.initialize(from: elements.lazy.map { PayloadField(name: $0.0, expected: $0.1) })
+  /// The layout of `Key`'s cases; `expected` says what each holds (by default, the key's own
+  /// `expected`).
+  init<Key: PayloadKey>(_: Key.Type, expected: (Key) -> String = \.expected) {
+    let keys = Key.allCases
+    precondition(keys.count <= 64, "a payload layout holds at most 64 keys")
+    let storage = UnsafeMutableBufferPointer<PayloadField>.allocate(capacity: keys.count)
+    for (index, key) in keys.enumerated() {
+      let quoted = [0x22] + Array(key.rawValue.utf8) + [0x22, 0x3A]
+      let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: quoted.count)
+      _ = bytes.initialize(from: quoted)
+      storage.initializeElement(
+        at: index,
+        to: PayloadField(
+          name: key.rawValue, quotedKey: UnsafeBufferPointer(bytes), expected: expected(key)))
+    }
     fields = UnsafeBufferPointer(storage)
   }
 
   /// The keys as strings, for messages and tests.
-  var names: [String] { fields.map { $0.name.description } }
+  var names: [String] { fields.map(\.name) }
 
   /// The index of the key whose raw bytes `key` spans, or `nil` when it is not one of these.
   /// Escaped keys never match: the writer never escapes keys.
   @inline(__always)
   func index(of key: JSONStringSlice, in cursor: JSONCursor, hint: Int) -> Int? {
-    if hint < fields.count, cursor.slice(key, equals: fields[hint].name) { return hint }
+    if hint < fields.count, cursor.slice(key, equalsKey: fields[hint]) { return hint }
     for index in fields.indices where index != hint {
-      if cursor.slice(key, equals: fields[index].name) { return index }
+      if cursor.slice(key, equalsKey: fields[index]) { return index }
     }
     return nil
   }
@@ -178,6 +249,11 @@ struct PayloadScope {
     self.payload = type
     self.layout = layout
     self.strict = strict
+  }
+
+  /// The scope of a payload object whose keys are `Key`'s.
+  init<Key: PayloadKey>(type: any EventPayload.Type, keys: Key.Type, strict: Bool) {
+    self.init(type: type, layout: Key.layout, strict: strict)
   }
 
   /// The event type's name, for messages.
@@ -225,9 +301,10 @@ struct PayloadScope {
     .malformedData(type: type, syntax: error)
   }
 
-  /// `value`, or the missing-field error for `field` when it is `nil`.
-  func required<Value>(_ value: Value?, _ field: Int) throws(EventsError) -> Value {
+  /// `value`, or the missing-field error for `key` when it is `nil`.
+  func required<Value, Key: PayloadKey>(_ value: Value?, _ key: Key) throws(EventsError) -> Value {
     guard let value else {
+      let field = key.index
       throw EventsError.missingField(
         type: type, field: path(field), expected: layout.fields[field].expected)
     }
@@ -252,9 +329,11 @@ extension JSONCursor {
   ///
   /// Unknown keys are skipped, or rejected when `scope.strict`; so are repeated keys (the last
   /// one wins when not strict). Required fields are checked by the caller with `scope.required`.
-  mutating func decodeObject(
-    _ scope: PayloadScope, _ member: (Int, inout JSONCursor) throws(EventsError) -> Void
+  mutating func decodeObject<Key: PayloadKey>(
+    _ scope: PayloadScope, _ member: (Key, Int, inout JSONCursor) throws(EventsError) -> Void
   ) throws(EventsError) {
+    assert(
+      scope.layout.names == Key.layout.names, "a scope decodes the object its keys describe")
     skipWhitespace()
     guard position < end, base[position] == 0x7B else {
       let found = describeFoundValue()
@@ -273,11 +352,12 @@ extension JSONCursor {
       position += 1
       return
     }
+    let keys = Key.allCases
     var seen: UInt64 = 0
     var hint = 0
     while true {
       // Quick step: the layout's next key, as the writer puts it (`"<key>":`, no whitespace).
-      if hint < scope.layout.fields.count, consumeKey(scope.layout.fields[hint].name) {
+      if hint < keys.count, consumeKey(scope.layout.fields[hint].quotedKey) {
         let bit: UInt64 = 1 << UInt64(hint)
         if scope.strict, seen & bit != 0 {
           throw EventsError.duplicateField(type: scope.type, field: scope.path(hint))
@@ -285,7 +365,7 @@ extension JSONCursor {
         seen |= bit
         let field = hint
         hint += 1
-        try member(field, &self)
+        try member(keys[field], field, &self)
         if try consumeMemberSeparator(scope) { continue }
         return
       }
@@ -303,7 +383,7 @@ extension JSONCursor {
         }
         seen |= bit
         hint = field + 1
-        try member(field, &self)
+        try member(keys[field], field, &self)
       } else if scope.strict {
         let name = bytes(of: key)
         var path = String(decoding: name, as: UTF8.self)
@@ -341,33 +421,41 @@ extension JSONCursor {
     throw scope.malformed(self.error("',' or '}' after an object member", at: position - 1))
   }
 
-  /// Consumes `"<key>":` exactly (no whitespace), or nothing. Compares whole words where the
-  /// readable slack allows.
+  /// Consumes `quotedKey` (`"<key>":`) exactly (no whitespace), or nothing. Compares whole
+  /// words.
   @inline(__always)
-  mutating func consumeKey(_ key: StaticString) -> Bool {
-    let count = key.utf8CodeUnitCount
-    guard position + count + 3 <= end, base[position] == 0x22,
-      base[position + count + 1] == 0x22, base[position + count + 2] == 0x3A
-    else { return false }
-    let found = UnsafeRawPointer(base + position + 1)
-    let expected = UnsafeRawPointer(key.utf8Start)
+  mutating func consumeKey(_ quotedKey: UnsafeBufferPointer<UInt8>) -> Bool {
+    let count = quotedKey.count
+    guard position + count <= end, let expected = quotedKey.baseAddress else { return false }
+    let found = UnsafeRawPointer(base + position)
+    let wanted = UnsafeRawPointer(expected)
     var index = 0
     while index + 8 <= count {
       guard
         found.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-          == expected.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+          == wanted.loadUnaligned(fromByteOffset: index, as: UInt64.self)
       else { return false }
       index += 8
     }
     while index < count {
       guard
         found.load(fromByteOffset: index, as: UInt8.self)
-          == expected.load(fromByteOffset: index, as: UInt8.self)
+          == wanted.load(fromByteOffset: index, as: UInt8.self)
       else { return false }
       index += 1
     }
-    position += count + 3
+    position += count
     return true
+  }
+
+  /// Whether the raw content of `slice` is `field`'s key (escaped keys never are).
+  @inline(__always)
+  func slice(_ slice: JSONStringSlice, equalsKey field: PayloadField) -> Bool {
+    let count = slice.end - slice.start
+    guard !slice.hasEscapes, count == field.quotedKey.count - 3,
+      let name = field.quotedKey.baseAddress
+    else { return false }
+    return memcmp(base + slice.start, name + 1, count) == 0
   }
 
   /// Reads an array held by `field`, calling `element` with each index and the cursor at it.
@@ -406,7 +494,8 @@ extension JSONCursor {
   mutating func decodeComponent<Component: PayloadComponent>(
     _: Component.Type, _ field: Int, _ scope: PayloadScope, index: Int? = nil
   ) throws(EventsError) -> Component {
-    try Component(decoding: &self, scope: scope.nested(Component.layout, in: field, index: index))
+    try Component(
+      decoding: &self, scope: scope.nested(Component.Key.layout, in: field, index: index))
   }
 
   /// Reads the string held by `field`.
@@ -599,18 +688,23 @@ extension JSONWriter {
     needsComma = true
   }
 
-  /// Writes one object whose members follow `layout`: `body` writes each of the layout's
-  /// members in turn, or leaves it out, so that a key is spelled only in its layout (the one
-  /// declaration of a payload's keys, the order they are written in and what each must hold).
-  mutating func object(_ layout: PayloadLayout, _ body: (inout PayloadMembers) -> Void) {
+  /// Writes one object whose members are `Key`'s cases, in order: `body` writes the value of
+  /// each key it is given (an exhaustive switch over the keys), or leaves the member out, so
+  /// that a key is spelled only in its enum.
+  mutating func object<Key: PayloadKey>(
+    _: Key.Type, _ body: (Key, inout PayloadMembers) -> Void
+  ) {
     beginObject()
-    var members = PayloadMembers(layout: layout)
+    var members = PayloadMembers(layout: Key.layout)
     swap(&self, &members.writer)
-    body(&members)
+    for (index, key) in Key.allCases.enumerated() {
+      members.next = index
+      body(key, &members)
+      assert(
+        members.next == index + 1,
+        "an encoder wrote '\(key.rawValue)' \(members.next - index) times")
+    }
     swap(&self, &members.writer)
-    assert(
-      members.next == layout.fields.count,
-      "an encoder wrote \(members.next) of its layout's \(layout.fields.count) members")
     endObject()
   }
 }
@@ -623,7 +717,7 @@ struct PayloadMembers {
   fileprivate var writer = JSONWriter(capacity: 0)
   let layout: PayloadLayout
   /// The position in the layout of the next member.
-  private(set) var next = 0
+  fileprivate(set) var next = 0
 
   init(layout: PayloadLayout) {
     self.layout = layout
@@ -631,7 +725,9 @@ struct PayloadMembers {
 
   /// Writes the next member's key and returns the writer at its value.
   private mutating func key() {
-    writer.key(layout.fields[next].name)
+    if writer.needsComma { writer.bytes.append(0x2C) }
+    writer.bytes.append(contentsOf: layout.fields[next].quotedKey)
+    writer.afterKey = true
     next += 1
   }
 
@@ -719,12 +815,12 @@ struct PayloadMembers {
 
   /// `"key":{...}` with the members `body` writes following `layout`, or nothing when
   /// `omitted`.
-  mutating func addObject(
-    _ layout: PayloadLayout, omitted: Bool = false, _ body: (inout PayloadMembers) -> Void
+  mutating func addObject<Key: PayloadKey>(
+    _: Key.Type, omitted: Bool = false, _ body: (Key, inout PayloadMembers) -> Void
   ) {
     guard !omitted else { return skip() }
     key()
-    writer.object(layout, body)
+    writer.object(Key.self, body)
   }
 }
 

@@ -120,12 +120,26 @@ public struct StateAdded: EventPayload, Hashable {
 
   public var streamName: String { state.streamName }
 
-  static let layout: PayloadLayout = ["state": StateName.expectation, "source": "a string"]
+  /// The payload's keys.
+  enum Key: String, PayloadKey {
+    case state, source
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .state: StateName.expectation
+      case .source: "a string"
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(state.rawValue)
-      members.add(source)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .state: members.add(state.rawValue)
+      case .source: members.add(source)
+      }
     }
   }
 
@@ -134,16 +148,16 @@ public struct StateAdded: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
       var state: StateName?
       var source: String?
-      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-        switch field {
-        case 0: state = try cursor.decodeText(StateName.self, field, scope)
-        default: source = try cursor.decodeOptionalString(field, scope)
+      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+        switch key {
+        case .state: state = try cursor.decodeText(StateName.self, field, scope)
+        case .source: source = try cursor.decodeOptionalString(field, scope)
         }
       }
-      self.state = try scope.required(state, 0)
+      self.state = try scope.required(state, Key.state)
       self.source = source
     default: throw Self.unsupported(schemaVersion)
     }
@@ -172,15 +186,28 @@ public struct ZipCodeAdded: EventPayload, Hashable {
 
   public var streamName: String { state.streamName }
 
-  static let layout: PayloadLayout = [
-    "state": StateName.expectation, "zipCode": ZipCode.expectation, "source": "a string",
-  ]
+  /// The payload's keys.
+  enum Key: String, PayloadKey {
+    case state, zipCode, source
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .state: StateName.expectation
+      case .zipCode: ZipCode.expectation
+      case .source: "a string"
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(state.rawValue)
-      members.add(zipCode.rawValue)
-      members.add(source)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .state: members.add(state.rawValue)
+      case .zipCode: members.add(zipCode.rawValue)
+      case .source: members.add(source)
+      }
     }
   }
 
@@ -189,19 +216,19 @@ public struct ZipCodeAdded: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
       var state: StateName?
       var zipCode: ZipCode?
       var source: String?
-      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-        switch field {
-        case 0: state = try cursor.decodeText(StateName.self, field, scope)
-        case 1: zipCode = try cursor.decodeText(ZipCode.self, field, scope)
-        default: source = try cursor.decodeOptionalString(field, scope)
+      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+        switch key {
+        case .state: state = try cursor.decodeText(StateName.self, field, scope)
+        case .zipCode: zipCode = try cursor.decodeText(ZipCode.self, field, scope)
+        case .source: source = try cursor.decodeOptionalString(field, scope)
         }
       }
-      self.state = try scope.required(state, 0)
-      self.zipCode = try scope.required(zipCode, 1)
+      self.state = try scope.required(state, Key.state)
+      self.zipCode = try scope.required(zipCode, Key.zipCode)
       self.source = source
     default: throw Self.unsupported(schemaVersion)
     }
@@ -230,15 +257,27 @@ public struct ZipCodeModified: EventPayload, Hashable {
 
   public var streamName: String { state.streamName }
 
-  static let layout: PayloadLayout = [
-    "state": StateName.expectation, "from": ZipCode.expectation, "to": ZipCode.expectation,
-  ]
+  /// The payload's keys.
+  enum Key: String, PayloadKey {
+    case state, from, to
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .state: StateName.expectation
+      case .from, .to: ZipCode.expectation
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(state.rawValue)
-      members.add(from.rawValue)
-      members.add(to.rawValue)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .state: members.add(state.rawValue)
+      case .from: members.add(from.rawValue)
+      case .to: members.add(to.rawValue)
+      }
     }
   }
 
@@ -247,20 +286,20 @@ public struct ZipCodeModified: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
       var state: StateName?
       var from: ZipCode?
       var to: ZipCode?
-      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-        switch field {
-        case 0: state = try cursor.decodeText(StateName.self, field, scope)
-        case 1: from = try cursor.decodeText(ZipCode.self, field, scope)
-        default: to = try cursor.decodeText(ZipCode.self, field, scope)
+      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+        switch key {
+        case .state: state = try cursor.decodeText(StateName.self, field, scope)
+        case .from: from = try cursor.decodeText(ZipCode.self, field, scope)
+        case .to: to = try cursor.decodeText(ZipCode.self, field, scope)
         }
       }
-      self.state = try scope.required(state, 0)
-      self.from = try scope.required(from, 1)
-      self.to = try scope.required(to, 2)
+      self.state = try scope.required(state, Key.state)
+      self.from = try scope.required(from, Key.from)
+      self.to = try scope.required(to, Key.to)
     default: throw Self.unsupported(schemaVersion)
     }
   }
@@ -285,14 +324,26 @@ public struct ZipCodeRemoved: EventPayload, Hashable {
 
   public var streamName: String { state.streamName }
 
-  static let layout: PayloadLayout = [
-    "state": StateName.expectation, "zipCode": ZipCode.expectation,
-  ]
+  /// The payload's keys.
+  enum Key: String, PayloadKey {
+    case state, zipCode
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .state: StateName.expectation
+      case .zipCode: ZipCode.expectation
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(state.rawValue)
-      members.add(zipCode.rawValue)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .state: members.add(state.rawValue)
+      case .zipCode: members.add(zipCode.rawValue)
+      }
     }
   }
 
@@ -301,17 +352,17 @@ public struct ZipCodeRemoved: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
       var state: StateName?
       var zipCode: ZipCode?
-      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-        switch field {
-        case 0: state = try cursor.decodeText(StateName.self, field, scope)
-        default: zipCode = try cursor.decodeText(ZipCode.self, field, scope)
+      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+        switch key {
+        case .state: state = try cursor.decodeText(StateName.self, field, scope)
+        case .zipCode: zipCode = try cursor.decodeText(ZipCode.self, field, scope)
         }
       }
-      self.state = try scope.required(state, 0)
-      self.zipCode = try scope.required(zipCode, 1)
+      self.state = try scope.required(state, Key.state)
+      self.zipCode = try scope.required(zipCode, Key.zipCode)
     default: throw Self.unsupported(schemaVersion)
     }
   }

@@ -240,25 +240,41 @@ public struct MediaLink: Sendable, Equatable, Hashable {
 }
 
 extension MediaLink: PayloadComponent {
-  static let layout: PayloadLayout = ["url": "a string", "alt": "a string"]
+  /// The object's keys.
+  enum Key: String, PayloadKey {
+    case url, alt
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .url, .alt: "a string"
+      }
+    }
+  }
 
   init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
     var url = ""
     var alternativeText = ""
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-      switch field {
-      case 0: url = try cursor.decodeString(field, scope)
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .url: url = try cursor.decodeString(field, scope)
       // No read model shows a link's text (the catalogue shows the first picture's address).
-      default: alternativeText = try cursor.decodeUnshownString(field, scope)
+      case .alt: alternativeText = try cursor.decodeUnshownString(field, scope)
       }
     }
     self.init(url: url, alternativeText: alternativeText)
   }
 
+  // Not inlined into the encoder of the payload holding it: inlined, the two closures broke
+  // the optimizer (an ownership error in `ContactAdded.encode`, Swift 6.0 release builds).
+  @inline(never)
   func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(unlessEmpty: url)
-      members.add(unlessEmpty: alternativeText)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .url: members.add(unlessEmpty: url)
+      case .alt: members.add(unlessEmpty: alternativeText)
+      }
     }
   }
 }
@@ -432,61 +448,69 @@ public struct AnimalImported: EventPayload, Hashable {
 
   public var streamName: String { record.id.streamName }
 
-  static let layout: PayloadLayout = [
-    "id": "an imported animal's id 'zoo-<slug>' (schema version 2)",
-    "sourceID": "the source's _id, a whole number from 0",
-    "nameChinese": "a string", "nameEnglish": "a string", "nameLatin": "a string",
-    "alsoKnownAs": "a string", "location": "a string", "geo": "a string",
-    "coordinate": "an object {\"latitude\", \"longitude\"}",
-    "phylum": "a string", "class": "a string", "order": "a string", "family": "a string",
-    "conservation": "a string", "distribution": "a string", "habitat": "a string",
-    "feature": "a string", "behavior": "a string", "diet": "a string", "crisis": "a string",
-    "interpretation": "a string", "themeName": "a string", "themeURL": "a string",
-    "adopt": "a string", "code": "a string",
-    "pictures": "an array of {\"url\", \"alt\"} objects",
-    "pdfs": "an array of {\"url\", \"alt\"} objects",
-    "voices": "an array of {\"url\", \"alt\"} objects",
-    "videoURL": "a string", "update": "a string", "cid": "a string", "summary": "a string",
-    "keywords": "a string", "poiGroup": "a string", "source": "a string",
-  ]
+  /// The payload's keys.
+  enum Key: String, PayloadKey {
+    case id, sourceID, nameChinese, nameEnglish, nameLatin, alsoKnownAs, location, geo
+    case coordinate, phylum, `class`, order, family, conservation, distribution, habitat
+    case feature, behavior, diet, crisis, interpretation, themeName, themeURL, adopt, code
+    case pictures, pdfs, voices, videoURL, update, cid, summary, keywords, poiGroup, source
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .id: "an imported animal's id 'zoo-<slug>' (schema version 2)"
+      case .sourceID: "the source's _id, a whole number from 0"
+      case .coordinate: Coordinate.objectExpectation
+      case .pictures, .pdfs, .voices: "an array of {\"url\", \"alt\"} objects"
+      case .nameChinese, .nameEnglish, .nameLatin, .alsoKnownAs, .location, .geo, .phylum,
+        .class, .order, .family, .conservation, .distribution, .habitat, .feature, .behavior,
+        .diet, .crisis, .interpretation, .themeName, .themeURL, .adopt, .code, .videoURL,
+        .update, .cid, .summary, .keywords, .poiGroup, .source:
+        "a string"
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(record.id.rawValue)
-      members.add(record.sourceID)
-      members.add(unlessEmpty: record.nameChinese)
-      members.add(unlessEmpty: record.nameEnglish)
-      members.add(unlessEmpty: record.nameLatin)
-      members.add(unlessEmpty: record.alsoKnownAs)
-      members.add(unlessEmpty: record.location)
-      members.add(unlessEmpty: record.geo)
-      members.add(record.coordinate)
-      members.add(unlessEmpty: record.phylum)
-      members.add(unlessEmpty: record.taxonomicClass)
-      members.add(unlessEmpty: record.order)
-      members.add(unlessEmpty: record.family)
-      members.add(unlessEmpty: record.conservation)
-      members.add(unlessEmpty: record.distribution)
-      members.add(unlessEmpty: record.habitat)
-      members.add(unlessEmpty: record.feature)
-      members.add(unlessEmpty: record.behavior)
-      members.add(unlessEmpty: record.diet)
-      members.add(unlessEmpty: record.crisis)
-      members.add(unlessEmpty: record.interpretation)
-      members.add(unlessEmpty: record.themeName)
-      members.add(unlessEmpty: record.themeURL)
-      members.add(unlessEmpty: record.adopt)
-      members.add(unlessEmpty: record.code)
-      members.add(unlessEmpty: record.pictures)
-      members.add(unlessEmpty: record.pdfs)
-      members.add(unlessEmpty: record.voices)
-      members.add(unlessEmpty: record.videoURL)
-      members.add(unlessEmpty: record.update)
-      members.add(unlessEmpty: record.cid)
-      members.add(unlessEmpty: record.summary)
-      members.add(unlessEmpty: record.keywords)
-      members.add(unlessEmpty: record.poiGroup)
-      members.add(source)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .id: members.add(record.id.rawValue)
+      case .sourceID: members.add(record.sourceID)
+      case .nameChinese: members.add(unlessEmpty: record.nameChinese)
+      case .nameEnglish: members.add(unlessEmpty: record.nameEnglish)
+      case .nameLatin: members.add(unlessEmpty: record.nameLatin)
+      case .alsoKnownAs: members.add(unlessEmpty: record.alsoKnownAs)
+      case .location: members.add(unlessEmpty: record.location)
+      case .geo: members.add(unlessEmpty: record.geo)
+      case .coordinate: members.add(record.coordinate)
+      case .phylum: members.add(unlessEmpty: record.phylum)
+      case .class: members.add(unlessEmpty: record.taxonomicClass)
+      case .order: members.add(unlessEmpty: record.order)
+      case .family: members.add(unlessEmpty: record.family)
+      case .conservation: members.add(unlessEmpty: record.conservation)
+      case .distribution: members.add(unlessEmpty: record.distribution)
+      case .habitat: members.add(unlessEmpty: record.habitat)
+      case .feature: members.add(unlessEmpty: record.feature)
+      case .behavior: members.add(unlessEmpty: record.behavior)
+      case .diet: members.add(unlessEmpty: record.diet)
+      case .crisis: members.add(unlessEmpty: record.crisis)
+      case .interpretation: members.add(unlessEmpty: record.interpretation)
+      case .themeName: members.add(unlessEmpty: record.themeName)
+      case .themeURL: members.add(unlessEmpty: record.themeURL)
+      case .adopt: members.add(unlessEmpty: record.adopt)
+      case .code: members.add(unlessEmpty: record.code)
+      case .pictures: members.add(unlessEmpty: record.pictures)
+      case .pdfs: members.add(unlessEmpty: record.pdfs)
+      case .voices: members.add(unlessEmpty: record.voices)
+      case .videoURL: members.add(unlessEmpty: record.videoURL)
+      case .update: members.add(unlessEmpty: record.update)
+      case .cid: members.add(unlessEmpty: record.cid)
+      case .summary: members.add(unlessEmpty: record.summary)
+      case .keywords: members.add(unlessEmpty: record.keywords)
+      case .poiGroup: members.add(unlessEmpty: record.poiGroup)
+      case .source: members.add(source)
+      }
     }
   }
 
@@ -502,13 +526,13 @@ public struct AnimalImported: EventPayload, Hashable {
   private init(
     versions1And2 cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
   ) throws(EventsError) {
-    let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+    let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
     var sourceID: Int?
     var id: AnimalID?
     // Given an id, the placeholder skips deriving one from an empty Latin name.
     var record = AnimalRecord(id: .imported(sourceID: 0), sourceID: 0)
     var source: String?
-    try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
       func text() throws(EventsError) -> String { try cursor.decodeString(field, scope) }
       // What the catalogue does not show (it keeps the names, the location and the pictures).
       func detail() throws(EventsError) -> String { try cursor.decodeUnshownString(field, scope) }
@@ -519,8 +543,8 @@ public struct AnimalImported: EventPayload, Hashable {
         }
         return result
       }
-      switch field {
-      case 0:
+      switch key {
+      case .id:
         guard schemaVersion >= 2 else {
           throw EventsError.invalidField(
             type: Self.eventType, field: "id", expected: "no 'id' in schema version 1",
@@ -533,49 +557,50 @@ public struct AnimalImported: EventPayload, Hashable {
             found: DomainText.quoted(decoded.rawValue))
         }
         id = decoded
-      case 1:
+      case .sourceID:
         let value = try cursor.decodeInt(field, scope)
         guard value >= 0 else { throw scope.invalid(field, found: "the number \(value)") }
         sourceID = value
-      case 2: record.nameChinese = try text()
-      case 3: record.nameEnglish = try text()
-      case 4: record.nameLatin = try detail()
-      case 5: record.alsoKnownAs = try detail()
-      case 6: record.location = try text()
-      case 7: record.geo = try detail()
-      case 8: record.coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
-      case 9: record.phylum = try detail()
-      case 10: record.taxonomicClass = try detail()
-      case 11: record.order = try detail()
-      case 12: record.family = try detail()
-      case 13: record.conservation = try detail()
-      case 14: record.distribution = try detail()
-      case 15: record.habitat = try detail()
-      case 16: record.feature = try detail()
-      case 17: record.behavior = try detail()
-      case 18: record.diet = try detail()
-      case 19: record.crisis = try detail()
-      case 20: record.interpretation = try detail()
-      case 21: record.themeName = try detail()
-      case 22: record.themeURL = try detail()
-      case 23: record.adopt = try detail()
-      case 24: record.code = try detail()
-      case 25: record.pictures = try links()
-      case 26: record.pdfs = try links()
-      case 27: record.voices = try links()
-      case 28: record.videoURL = try detail()
-      case 29: record.update = try detail()
-      case 30: record.cid = try detail()
-      case 31: record.summary = try detail()
-      case 32: record.keywords = try detail()
-      case 33: record.poiGroup = try detail()
-      default: source = try cursor.decodeOptionalString(field, scope)
+      case .nameChinese: record.nameChinese = try text()
+      case .nameEnglish: record.nameEnglish = try text()
+      case .nameLatin: record.nameLatin = try detail()
+      case .alsoKnownAs: record.alsoKnownAs = try detail()
+      case .location: record.location = try text()
+      case .geo: record.geo = try detail()
+      case .coordinate:
+        record.coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
+      case .phylum: record.phylum = try detail()
+      case .class: record.taxonomicClass = try detail()
+      case .order: record.order = try detail()
+      case .family: record.family = try detail()
+      case .conservation: record.conservation = try detail()
+      case .distribution: record.distribution = try detail()
+      case .habitat: record.habitat = try detail()
+      case .feature: record.feature = try detail()
+      case .behavior: record.behavior = try detail()
+      case .diet: record.diet = try detail()
+      case .crisis: record.crisis = try detail()
+      case .interpretation: record.interpretation = try detail()
+      case .themeName: record.themeName = try detail()
+      case .themeURL: record.themeURL = try detail()
+      case .adopt: record.adopt = try detail()
+      case .code: record.code = try detail()
+      case .pictures: record.pictures = try links()
+      case .pdfs: record.pdfs = try links()
+      case .voices: record.voices = try links()
+      case .videoURL: record.videoURL = try detail()
+      case .update: record.update = try detail()
+      case .cid: record.cid = try detail()
+      case .summary: record.summary = try detail()
+      case .keywords: record.keywords = try detail()
+      case .poiGroup: record.poiGroup = try detail()
+      case .source: source = try cursor.decodeOptionalString(field, scope)
       }
     }
-    record.sourceID = try scope.required(sourceID, 1)
+    record.sourceID = try scope.required(sourceID, Key.sourceID)
     // Schema 1 named the animal by its `_id`; schema 2 says its id.
     record.id =
-      schemaVersion == 1 ? .imported(sourceID: record.sourceID) : try scope.required(id, 0)
+      schemaVersion == 1 ? .imported(sourceID: record.sourceID) : try scope.required(id, Key.id)
     self.record = record
     self.source = source
   }
@@ -610,19 +635,29 @@ public struct AnimalInserted: EventPayload, Hashable {
 
   static let insertedExpectation = "an inserted animal's id 'user-<n>' (e.g. 'user-1')"
 
-  static let layout: PayloadLayout = [
-    "id": insertedExpectation,
-    "name": "a name that is not empty or only white space",
-    "description": "a string",
-    "picturePath": "a string",
-  ]
+  /// The payload's keys.
+  enum Key: String, PayloadKey {
+    case id, name, description, picturePath
+
+    static let layout = PayloadLayout(Self.self)
+
+    var expected: String {
+      switch self {
+      case .id: AnimalInserted.insertedExpectation
+      case .name: "a name that is not empty or only white space"
+      case .description, .picturePath: "a string"
+      }
+    }
+  }
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-      members.add(name)
-      members.add(description)
-      members.add(picturePath)
+    writer.object(Key.self) { key, members in
+      switch key {
+      case .id: members.add(id.rawValue)
+      case .name: members.add(name)
+      case .description: members.add(description)
+      case .picturePath: members.add(picturePath)
+      }
     }
   }
 
@@ -631,25 +666,25 @@ public struct AnimalInserted: EventPayload, Hashable {
   ) throws(EventsError) {
     switch schemaVersion {
     case 1:
-      let scope = PayloadScope(type: Self.self, layout: Self.layout, strict: strict)
+      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
       var id: AnimalID?
       var name: String?
       var description: String?
       var picturePath: String?
-      try cursor.decodeObject(scope) { field, cursor throws(EventsError) in
-        switch field {
-        case 0:
+      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+        switch key {
+        case .id:
           let value = try cursor.decodeText(AnimalID.self, field, scope)
           guard value.isInserted else { throw scope.invalid(field, found: "'\(value)'") }
           id = value
-        case 1: name = try cursor.decodeTitle(field, scope)
-        case 2: description = try cursor.decodeString(field, scope)
-        default: picturePath = try cursor.decodeOptionalString(field, scope)
+        case .name: name = try cursor.decodeTitle(field, scope)
+        case .description: description = try cursor.decodeString(field, scope)
+        case .picturePath: picturePath = try cursor.decodeOptionalString(field, scope)
         }
       }
-      self.id = try scope.required(id, 0)
-      self.name = try scope.required(name, 1)
-      self.description = try scope.required(description, 2)
+      self.id = try scope.required(id, Key.id)
+      self.name = try scope.required(name, Key.name)
+      self.description = try scope.required(description, Key.description)
       self.picturePath = picturePath
     default: throw Self.unsupported(schemaVersion)
     }
@@ -672,12 +707,10 @@ public struct AnimalRemoved: EventPayload, Hashable {
 
   public var streamName: String { id.streamName }
 
-  static let layout: PayloadLayout = ["id": AnimalID.expectation]
+  static let layout = AnimalID.idPayloadLayout()
 
   public func encode(to writer: inout JSONWriter) {
-    writer.object(Self.layout) { members in
-      members.add(id.rawValue)
-    }
+    AnimalID.encodeIDPayload(id.rawValue, to: &writer)
   }
 
   public init(

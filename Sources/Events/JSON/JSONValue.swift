@@ -172,12 +172,17 @@ extension JSONValue {
   ///
   /// Stricter than the cursor: invalid UTF-8, lone surrogates and duplicate object keys are
   /// errors, since this is where user input enters the log.
+  /// - Parameter allowingRepeatedKeys: keep a key given twice in an object as two members,
+  ///   for a caller whose own decoder names that problem better (a payload's field path).
   /// - Throws: `JSONSyntaxError` with the byte offset of the first problem.
-  public static func parse(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+  public static func parse(
+    _ bytes: some Collection<UInt8>, allowingRepeatedKeys: Bool = false
+  ) throws(JSONSyntaxError) -> JSONValue {
     let array = Array(bytes)
     let result: Result<JSONValue, JSONSyntaxError> = array.withUnsafeBufferPointer { buffer in
       Result { () throws(JSONSyntaxError) -> JSONValue in
         var parser = JSONValueParser(JSONCursor(UnsafeRawBufferPointer(buffer)))
+        parser.allowsRepeatedKeys = allowingRepeatedKeys
         let value = try parser.parseValue()
         try parser.cursor.expectEnd()
         return value
@@ -195,6 +200,8 @@ extension JSONValue {
 /// Builds `JSONValue`s on top of `JSONCursor`, adding the checks user input needs.
 struct JSONValueParser {
   var cursor: JSONCursor
+  /// Whether a key given twice in one object is kept (as two members) rather than an error.
+  var allowsRepeatedKeys = false
 
   init(_ cursor: JSONCursor) {
     self.cursor = cursor
@@ -344,12 +351,13 @@ struct JSONValueParser {
             seen = Set(members.map { Array($0.key.utf8) } + [Array(key.utf8)])
           }
         }
-        guard !isRepeated else {
+        guard !isRepeated || allowsRepeatedKeys else {
           throw JSONSyntaxError(
             offset: keySlice.start - 1, expected: "each key once in an object",
             found: "a second '\(key)'")
         }
         keyParser.cursor.position = cursor.position
+        keyParser.allowsRepeatedKeys = allowsRepeatedKeys
         let value = try keyParser.parseValue()
         cursor.position = keyParser.cursor.position
         members.append(JSONObject.Member(key: key, value: value))
@@ -367,6 +375,7 @@ struct JSONValueParser {
     do {
       try cursor.readArray { cursor in
         var elementParser = JSONValueParser(cursor)
+        elementParser.allowsRepeatedKeys = allowsRepeatedKeys
         elements.append(try elementParser.parseValue())
         cursor.position = elementParser.cursor.position
       }

@@ -100,7 +100,7 @@ enum AppendCommand {
       } ?? 1000
     let name = path == "-" ? "<stdin>" : path
     let bytes = try InputFile.read(path)
-    let (writes, problems) = try parseLines(bytes, name: name)
+    let (writes, problems) = parseLines(bytes, name: name)
     guard problems.isEmpty else {
       let count = problems.count == 1 ? "1 invalid line" : "\(problems.count) invalid lines"
       throw InputError.invalid(

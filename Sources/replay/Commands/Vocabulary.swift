@@ -9,14 +9,6 @@ enum Vocabulary {
   static func check(
     _ event: ProposedEvent, stream: String, location: @autoclosure () -> String?
   ) throws {
-    if let problem = EnvelopeRules.problem(withStreamName: stream) {
-      throw EngineError.invalidEvent(location: location(), problem: problem)
-    }
-    do throws(EventsError) {
-      try EventVocabulary.validate(
-        type: event.type, schemaVersion: event.schemaVersion, data: event.data, stream: stream)
-    } catch {
-      throw EngineError.invalidEvent(location: location(), problem: error.description)
-    }
+    try EventsFile.check(event, stream: stream, location: location())
   }
 }

@@ -5,33 +5,33 @@ import Testing
 @Suite struct DomainCodecTests {
   /// The layout of each payload type, to check the encoder's key order against.
   static let layouts: [String: PayloadLayout] = [
-    "ObservationRecorded": ObservationRecorded.layout,
-    "ObservationRevised": ObservationRevised.layout,
+    "ObservationRecorded": ObservationRecorded.Key.layout,
+    "ObservationRevised": ObservationRevised.Key.layout,
     "ObservationRemoved": ObservationRemoved.layout,
-    "StateAdded": StateAdded.layout,
-    "ZipCodeAdded": ZipCodeAdded.layout,
-    "ZipCodeModified": ZipCodeModified.layout,
-    "ZipCodeRemoved": ZipCodeRemoved.layout,
-    "AnimalImported": AnimalImported.layout,
-    "AnimalInserted": AnimalInserted.layout,
+    "StateAdded": StateAdded.Key.layout,
+    "ZipCodeAdded": ZipCodeAdded.Key.layout,
+    "ZipCodeModified": ZipCodeModified.Key.layout,
+    "ZipCodeRemoved": ZipCodeRemoved.Key.layout,
+    "AnimalImported": AnimalImported.Key.layout,
+    "AnimalInserted": AnimalInserted.Key.layout,
     "AnimalRemoved": AnimalRemoved.layout,
-    "LocationAdded": LocationAdded.layout,
-    "LocationRenamed": LocationRenamed.layout,
-    "LocationMoved": LocationMoved.layout,
+    "LocationAdded": LocationAdded.Key.layout,
+    "LocationRenamed": LocationRenamed.Key.layout,
+    "LocationMoved": LocationMoved.Key.layout,
     "LocationRemoved": LocationRemoved.layout,
-    "ContactAdded": ContactAdded.layout,
-    "ContactUpdated": ContactUpdated.layout,
-    "ContactFavorited": ContactFavorited.layout,
-    "ContactUnfavorited": ContactUnfavorited.layout,
+    "ContactAdded": ContactAdded.Key.layout,
+    "ContactUpdated": ContactUpdated.Key.layout,
+    "ContactFavorited": ContactFavorited.Key.layout,
+    "ContactUnfavorited": ContactUnfavorited.Key.layout,
     "ContactErased": ContactErased.layout,
   ]
 
   /// The layouts of nested objects, by the key that holds them.
   static let nestedLayouts: [String: PayloadLayout] = [
-    "coordinate": Coordinate.layout,
-    "pictures": MediaLink.layout,
-    "pdfs": MediaLink.layout,
-    "voices": MediaLink.layout,
+    "coordinate": Coordinate.Key.layout,
+    "pictures": MediaLink.Key.layout,
+    "pdfs": MediaLink.Key.layout,
+    "voices": MediaLink.Key.layout,
   ]
 
   @Test(arguments: EventVocabulary.allEventTypes)
