@@ -1,5 +1,13 @@
 import Events
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// `replay repair`: finds where a log stops being sound and, when asked, cuts it back to the end
 /// of its last whole write, moving every byte it cuts into `<log>.quarantine/` first.
 ///
@@ -30,6 +38,13 @@ public struct LogRepair: Sendable {
     /// The intact start of a damaged write, kept as a write of its own; `nil` when the damage
     /// is not inside a committed write of several events.
     public var rewrite: Rewrite?
+    /// The checkpoints (by seq) that cover a line the cut removes or rewrites: `apply` deletes
+    /// them with the cut, since a replay refuses a log shorter than a checkpoint says it was
+    /// (they are caches; the next long replay saves new ones).
+    public var staleCheckpoints: [Int64] = []
+
+    /// The first seq whose line the cut removes or writes again.
+    public var firstChangedSequence: Int64 { rewrite?.write.lowerBound ?? keptSequence + 1 }
 
     /// Events of a damaged write that are kept: its lines before the damaged one, which
     /// decode and follow every rule of the log, written again as one write of their own (each
@@ -92,14 +107,19 @@ public struct LogRepair: Sendable {
       try written.get()
       try file.synchronize()
     }
+    let checkpoints = CheckpointStore(logPath: path)
+    for entry in checkpoints.entries() where cut.staleCheckpoints.contains(entry.sequence) {
+      guard SidecarFile.remove(entry.path) else {
+        throw EngineError.io(path: entry.path, operation: "unlink", code: errno)
+      }
+    }
     return (cut, saved)
   }
 
   func examine(_ file: FileDescriptor) throws -> Cut? {
     let size = try file.status().size
     try LogStart.check(file, path: path, size: size)
-    var expectedSequence: Int64 = 1
-    var openBatch: ClosedRange<Int64>?
+    var rules = LogRules.Sequence()
     var versions: [String: Int64] = [:]
     var ids: Set<EventID> = []
     var wholeEnd: Int64 = 0
@@ -107,9 +127,9 @@ public struct LogRepair: Sendable {
     var problem: String?
     var problemOffset: Int64?
     let outcome = try LineScanner().scan(file, from: 0, to: size) { base, length, offset in
-      let number = Int(expectedSequence)
-      func stop(_ message: String) -> Bool {
-        problem = "line \(number) (byte \(offset)): \(message)"
+      let number = Int(rules.expected)
+      func stop(_ violation: some CustomStringConvertible) -> Bool {
+        problem = "line \(number) (byte \(offset)): \(violation)"
         problemOffset = offset
         return false
       }
@@ -119,29 +139,22 @@ public struct LogRepair: Sendable {
       } catch {
         return stop(error.message)
       }
-      guard line.sequence == expectedSequence else {
-        return stop("seq is \(line.sequence) where \(expectedSequence) was expected")
-      }
-      if let batch = openBatch, line.batch != batch {
-        return stop("the write of events \(batch.lowerBound)...\(batch.upperBound) stops here")
-      }
-      if openBatch == nil, let batch = line.batch, batch.lowerBound != line.sequence {
-        return stop("it claims a write starting at seq \(batch.lowerBound), which is not there")
-      }
+      if let violation = rules.violation(sequence: line.sequence) { return stop(violation) }
+      var broken: LogRules.Violation?
+      rules.violations(sequence: line.sequence, write: line.batch) { broken = broken ?? $0 }
+      if let broken { return stop(broken) }
       let stream = line.stream
       let previous = versions[stream] ?? 0
-      guard line.version == previous + 1 else {
-        return stop("stream '\(stream)' goes from version \(previous) to \(line.version)")
+      guard LogRules.versionFollows(previous, line.version) else {
+        return stop(
+          LogRules.Violation.version(stream: stream, previous: previous, found: line.version))
       }
       guard ids.insert(line.id).inserted else {
-        return stop("event id \(line.id) is already in the log")
+        return stop(LogRules.Violation.duplicateID(line.id, earlier: .unknown))
       }
       versions[stream] = line.version
-      expectedSequence += 1
-      if let batch = line.batch, line.sequence < batch.upperBound {
-        openBatch = batch
-      } else {
-        openBatch = nil
+      rules.accept(sequence: line.sequence, write: line.batch)
+      if rules.openWrite == nil {
         wholeEnd = offset + Int64(length) + 1
         kept = line.sequence
       }
@@ -150,14 +163,14 @@ public struct LogRepair: Sendable {
     guard wholeEnd < size else { return nil }
     var reasons: [String] = []
     if let problem { reasons.append(problem) }
-    if problem == nil, let batch = openBatch {
+    if problem == nil, let batch = rules.openWrite {
       reasons.append("an unfinished write of events \(batch.lowerBound)...\(batch.upperBound)")
     }
     if problem == nil, outcome.endOfLastLine < size {
       reasons.append(
         "an incomplete line of \(size - outcome.endOfLastLine) bytes with no newline")
     }
-    let after = try cutLines(file, from: wholeEnd, to: size, committing: openBatch)
+    let after = try cutLines(file, from: wholeEnd, to: size, committing: rules.openWrite)
     var cut = Cut(
       range: wholeEnd..<size, keptSequence: kept, reason: reasons.joined(separator: ", then "),
       firstCutSequence: kept + 1, lastCutSequence: after.lastSequence,
@@ -165,14 +178,18 @@ public struct LogRepair: Sendable {
     // The intact start of a committed write stays: it was acknowledged, and only its damaged
     // line and what follows are unreadable. An unfinished write was never acknowledged: all
     // of it goes.
-    if let batch = openBatch, let problemOffset, after.isCommitted, expectedSequence > kept + 1 {
-      let keptRange = batch.lowerBound...(expectedSequence - 1)
+    if let batch = rules.openWrite, let problemOffset, after.isCommitted, rules.expected > kept + 1
+    {
+      let keptRange = batch.lowerBound...(rules.expected - 1)
       cut.rewrite = Cut.Rewrite(
         write: batch, kept: keptRange,
         lines: try rewrittenLines(file, from: wholeEnd, to: problemOffset, batch: keptRange))
       cut.keptSequence = keptRange.upperBound
-      cut.firstCutSequence = expectedSequence
+      cut.firstCutSequence = rules.expected
       cut.cutLineCount -= keptRange.count
+    }
+    cut.staleCheckpoints = CheckpointStore(logPath: path).entries().map(\.sequence).filter {
+      $0 >= cut.firstChangedSequence
     }
     return cut
   }

@@ -73,19 +73,35 @@ enum LogRules {
       expected = first
     }
 
-    /// Checks the seq of the next line; after a mismatch the next line is still expected at
-    /// `expected` (a reader that goes on calls `resume(after:)`).
+    /// What is wrong with the next line's seq, if anything.
     @inline(__always)
-    mutating func check(sequence found: Int64) -> Violation? {
-      guard found == expected else { return .sequence(found: found, expected: expected) }
-      expected += 1
-      return nil
+    func violation(sequence found: Int64) -> Violation? {
+      found == expected ? nil : .sequence(found: found, expected: expected)
     }
 
-    /// After a violation a reader reports and goes on from: the next line is expected after
-    /// `sequence`.
-    mutating func resume(after sequence: Int64) {
+    /// Reports each write rule the line with seq `sequence` breaks (`batch` is the write it
+    /// names, `nil` for a single event): a line can end one write early and claim a missing
+    /// start of another.
+    @inline(__always)
+    func violations(
+      sequence: Int64, write batch: ClosedRange<Int64>?, _ report: (Violation) -> Void
+    ) {
+      var open = openWrite
+      if let write = open, batch != write {
+        report(.writeStopsEarly(write))
+        open = nil
+      }
+      if let batch, open == nil, sequence != batch.lowerBound {
+        report(.writeStartMissing(sequence: sequence, write: batch))
+      }
+    }
+
+    /// Takes the line with seq `sequence` in `batch` as read: the next line is expected after
+    /// it, inside the write when this was not its last line.
+    @inline(__always)
+    mutating func accept(sequence: Int64, write batch: ClosedRange<Int64>?) {
       expected = sequence + 1
+      openWrite = batch.flatMap { sequence < $0.upperBound ? $0 : nil }
     }
 
     /// After a line a reader could not read, taken as the expected one: the next seq is
@@ -93,25 +109,6 @@ enum LogRules {
     mutating func skipUnreadable() {
       if let write = openWrite, expected >= write.upperBound { openWrite = nil }
       expected += 1
-    }
-
-    /// Checks the write the line with seq `sequence` names (`batch`, `nil` for a single
-    /// event), reporting each rule it breaks (a line can end one write early and claim a
-    /// missing start of another), and remembers it for the next line.
-    @inline(__always)
-    mutating func check(
-      sequence: Int64, write batch: ClosedRange<Int64>?, _ report: (Violation) -> Void
-    ) {
-      if let open = openWrite, batch != open {
-        report(.writeStopsEarly(open))
-        openWrite = nil
-      }
-      if let batch {
-        if openWrite == nil, sequence != batch.lowerBound {
-          report(.writeStartMissing(sequence: sequence, write: batch))
-        }
-        openWrite = sequence < batch.upperBound ? batch : nil
-      }
     }
   }
 }

@@ -163,10 +163,9 @@ public struct LogVerifier: Sendable {
       // The envelope decoder has already refused a line whose id, time or meta breaks the
       // format (docs/FORMAT.md, "What a reader checks"): what is left here is what one line
       // alone cannot show.
-      if let violation = rules.check(sequence: line.sequence) {
+      if let violation = rules.violation(sequence: line.sequence) {
         problem(violation.description)
         isSound = false
-        rules.resume(after: line.sequence)
       }
       let stream = streams.position(of: line.streamSlice, in: line.base)
       if let reason = streams.problems[stream] {
@@ -197,10 +196,11 @@ public struct LogVerifier: Sendable {
         problem(LogRules.Violation.duplicateID(line.id, earlier: .line(earlier)).description)
         isSound = false
       }
-      rules.check(sequence: line.sequence, write: line.batch) { violation in
+      rules.violations(sequence: line.sequence, write: line.batch) { violation in
         problem(violation.description)
         isSound = false
       }
+      rules.accept(sequence: line.sequence, write: line.batch)
       // Checked beside this thread; a failure there takes the line off the count.
       payloads.add(line, lineNumber: lineNumber, wasSound: isSound)
       if isSound { eventCount += 1 }

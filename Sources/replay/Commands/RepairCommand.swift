@@ -89,11 +89,19 @@ enum RepairCommand {
       + (cut.rewrite.map {
         ": \(sequences($0.write.lowerBound, $0.write.upperBound)) and after, as they were"
       } ?? "") + ")"
+    let checkpoints =
+      cut.staleCheckpoints.isEmpty
+      ? ""
+      : "the checkpoint\(cut.staleCheckpoints.count == 1 ? "" : "s") at "
+        + cut.staleCheckpoints.map { "seq \($0)" }.joined(separator: ", ")
+        + " (caches of lines the cut changes)"
     guard let quarantine else {
       return text + "would move \(moved) into '\(Quarantine.directory(forLog: path))/'\n"
+        + (checkpoints.isEmpty ? "" : "would delete \(checkpoints)\n")
         + "run 'replay repair --apply' to make the cut; nothing was changed\n"
     }
     text += "moved \(moved) into '\(quarantine)'\n"
+    if !checkpoints.isEmpty { text += "deleted \(checkpoints)\n" }
     text += "to undo: " + undoCommand(cut, log: path, quarantine: quarantine) + "\n"
     return text
   }
@@ -168,6 +176,10 @@ enum RepairCommand {
       writer.null()
     }
     writer.endObject()
+    writer.key("checkpointsRemoved")
+    writer.beginArray()
+    for sequence in cut.staleCheckpoints { writer.integer(sequence) }
+    writer.endArray()
     writer.member("quarantine", quarantine)
     writer.member("undo", quarantine.map { undoCommand(cut, log: log, quarantine: $0) })
     writer.endObject()

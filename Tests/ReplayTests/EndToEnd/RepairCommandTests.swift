@@ -81,7 +81,8 @@ import Testing
         shown.output
           == #"{"applied":false,"cut":{"firstSeq":50,"lastSeq":147,"lines":98,"bytes":110181,"#
           + #""fromByte":8298,"reason":"\#(reason)"},"kept":{"lastSeq":49,"#
-          + #""rewritten":{"write":[18,88],"firstSeq":18,"lastSeq":49}},"quarantine":null,"undo":null}"#
+          + #""rewritten":{"write":[18,88],"firstSeq":18,"lastSeq":49}},"checkpointsRemoved":[],"#
+          + #""quarantine":null,"undo":null}"#
           + "\n")
       let applied = try ReplayProcess.run(["repair", "--log", log, "--apply", "--json"])
       #expect(applied.status == 0)
@@ -91,6 +92,37 @@ import Testing
       let whole = try ReplayProcess.run(["repair", "--log", log, "--json"])
       #expect(whole.status == 0)
       #expect(whole.output == #"{"applied":false,"cut":null}"# + "\n")
+    }
+  }
+
+  /// Checkpoints saved before the damage that cover lines the cut removes or rewrites go with
+  /// the cut: otherwise every replay would refuse a log shorter than its checkpoints say.
+  @Test func checkpointsOfChangedLinesGoWithTheCut() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/sample.jsonl"
+      try FileManager.default.copyItem(atPath: SampleLogTests.sample, toPath: log)
+      for seq in ["17", "88", "108"] {
+        let saved = try ReplayProcess.run(["checkpoint", "--at", seq, "--log", log])
+        #expect(saved.status == 0, "\(saved.error)")
+      }
+      var bytes = fileBytes(log)
+      let lineStarts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+      bytes[lineStarts[49] + 60] ^= 0x01
+      try Data(bytes).write(to: URL(fileURLWithPath: log))
+      let shown = try ReplayProcess.run(["repair", "--log", log])
+      #expect(
+        shown.output.contains(
+          "would delete the checkpoints at seq 88, seq 108 (caches of lines the cut changes)\n"))
+      let applied = try ReplayProcess.run(["repair", "--log", log, "--apply", "--json"])
+      #expect(applied.status == 0, "\(applied.error)")
+      #expect(applied.output.contains(#""checkpointsRemoved":[88,108]"#))
+      let left = try FileManager.default.contentsOfDirectory(atPath: log + ".checkpoints")
+        .filter { $0.hasSuffix(".ckpt") }
+      #expect(left == ["seq-000000000017.ckpt"])
+      let state = try ReplayProcess.run(["state", "--log", log, "--json"])
+      #expect(state.status == 0, "\(state.error)")
+      let verify = try ReplayProcess.run(["verify", "--log", log])
+      #expect(verify.status == 0, "\(verify.output)")
     }
   }
 
