@@ -47,12 +47,16 @@ public final class LogTree {
 
   /// Opens the tree of the log `reader` reads, from its sidecar or from scratch, caught up to
   /// the log's committed end; saves the sidecar when it changed (and can be written).
+  /// - Parameter usingSidecar: false to rebuild from every line of the log, ignoring the
+  ///   sidecar (what `verify --note` does: a verification trusts no cache).
   /// - Throws: `EngineError` when the log cannot be read or a line is corrupt.
-  public static func open(_ reader: LogReader, saving: Bool = true) throws -> LogTree {
+  public static func open(_ reader: LogReader, usingSidecar: Bool = true) throws -> LogTree {
     let tree = LogTree(logPath: reader.path, reader: reader)
     let sidecarPath = TreeFile.path(forLog: reader.path)
     var loaded: TreeFile?
-    if FileDescriptor.status(atPath: sidecarPath) != nil {
+    if !usingSidecar {
+      tree.rebuildReason = "asked to rebuild from the log"
+    } else if FileDescriptor.status(atPath: sidecarPath) != nil {
       if let bytes = try? FileDescriptor.contents(ofFileAt: sidecarPath) {
         loaded = TreeFile(bytes: bytes)
         if loaded == nil { tree.rebuildReason = "the sidecar is damaged or not a tree file" }
@@ -77,7 +81,7 @@ public final class LogTree {
     let grew = try tree.catchUp()
     if changed || grew {
       tree.file.root = try tree.root(size: tree.file.size)
-      if saving { tree.save() }
+      tree.save()
     }
     return tree
   }
