@@ -134,11 +134,16 @@ public final class LogTree {
   private func catchUp() throws -> Bool {
     let start = LogReader.Position(offset: file.end, sequence: file.size + 1)
     var added = false
-    let summary = try reader.forEachEvent(from: start) { line in
-      self.append(leafHash: MerkleTree.leafHash(line.bytes), lineOffset: line.offset)
-      added = true
-      return true
-    }
+    // On a long read the reading thread hashes each line as it decodes it, while this thread
+    // combines the hashes into the tree: the two halves of the work run side by side.
+    let summary = try reader.forEachEvent(
+      from: start, prepare: { line in MerkleTree.leafHash(line.bytes) },
+      { line, prepared in
+        self.append(
+          leafHash: prepared ?? MerkleTree.leafHash(line.bytes), lineOffset: line.offset)
+        added = true
+        return true
+      })
     if added {
       file.end = summary.endOffset
       // The hash covers min(end, 4096) bytes: it changes while the log is that short.
@@ -178,7 +183,10 @@ public final class LogTree {
   /// Saves the sidecar; a failure (a read-only folder, a full disk) leaves the old one, and
   /// the next reader catches up again.
   private func save() {
-    try? SidecarFile.write(file.bytes, to: TreeFile.path(forLog: logPath))
+    let path = TreeFile.path(forLog: logPath)
+    // Temporary files of writers killed mid-save (`kill -9`) go first.
+    SidecarFile.removeLeftovers(of: path, deadOnly: true)
+    try? SidecarFile.write(file.bytes, to: path)
   }
 
   // MARK: Hashes

@@ -46,6 +46,9 @@ import Testing
       #expect(again.rebuildReason == nil)
       #expect(again.root == first.root)
 
+      // What a save killed with `kill -9` leaves (pid 2^22 + 1 is past Linux's largest).
+      let leftover = path + ".tree.tmp-4194305-0123456789abcdef"
+      FileManager.default.createFile(atPath: leftover, contents: Data([1, 2, 3]))
       let log = try EventLog(path: path, configuration: testConfiguration())
       var generator = LogGenerator(seed: "grow-more")
       try log.appendGenerated(500, from: &generator, chunkSize: 100)
@@ -53,6 +56,7 @@ import Testing
       #expect(grown.rebuildReason == nil)
       #expect(grown.size == 1100)
       #expect(grown.root == MerkleTree.root(leafHashes: try Self.leafHashes(path)))
+      #expect(!FileManager.default.fileExists(atPath: leftover))
       // The old head is a prefix of the new one.
       try MerkleTree.verifyConsistency(
         oldSize: 600, newSize: 1100, oldRoot: first.root, newRoot: grown.root,
