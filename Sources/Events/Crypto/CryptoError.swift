@@ -1,5 +1,5 @@
-/// What can go wrong sealing or opening a message with ``ChaCha20Poly1305``, or drawing key
-/// material from the system's random source.
+/// What can go wrong sealing or opening a message with ``ChaCha20Poly1305``, reading an
+/// ``Ed25519`` key, or drawing key material from the system's random source.
 ///
 /// `description` is one phrase naming what was expected and what was found, e.g.
 /// `ChaCha20-Poly1305 key: expected 32 bytes, found 31`.
@@ -14,10 +14,14 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
   case messageTooLong(found: Int)
   /// The system's secure random source failed; `code` is its `errno`.
   case randomSourceFailed(source: String, code: Int32)
+  /// An Ed25519 public key's 32 bytes do not name a usable point; `problem` says why.
+  case invalidPublicKey(problem: String)
 
   /// One phrase: what was expected and what was found.
   public var description: String {
     switch self {
+    case .invalidLength(let what, let expected, let found) where what.hasPrefix("Ed25519"):
+      "\(what): expected \(expected), found \(found) bytes"
     case .invalidLength(let what, let expected, let found):
       "ChaCha20-Poly1305 \(what): expected \(expected), found \(found) bytes"
     case .authenticationFailed:
@@ -28,6 +32,8 @@ public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
         + "(274877906880 bytes)"
     case .randomSourceFailed(let source, let code):
       "secure random source '\(source)' failed with errno \(code)"
+    case .invalidPublicKey(let problem):
+      "Ed25519 public key: \(problem)"
     }
   }
 }

@@ -20,11 +20,20 @@ enum VerifyCommand {
       Option(
         names: ["--digest"], valueName: "seq:sha256",
         help: "Also prove the log still begins with the events a 'replay digest' covered."),
+      Option(
+        names: ["--note"], valueName: "file",
+        help: "Instead: check the log against a signed tree head ('replay head --sign')."),
+      Option(
+        names: ["--key"], valueName: "verifier-key",
+        help: "The key the --note must be signed with (or a file holding it)."),
       CommonOptions.json,
     ],
     run: run)
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    if invocation.value("--note") != nil || invocation.value("--key") != nil {
+      return try verifyNote(invocation)
+    }
     let expectedDigest = try invocation.parse(
       "--digest", expecting: "expected <seq>:<64 hex digits>, as 'replay digest' prints"
     ) { LogDigest.parse($0) }
@@ -126,5 +135,39 @@ enum VerifyCommand {
       }
     }
     return report.isValid ? .success : .ioError
+  }
+}
+
+extension VerifyCommand {
+  /// `verify --note <file> --key <key>`: the note's signature, then the log's tree at the
+  /// note's size, rebuilt from every line (each line checked as any read checks it), against
+  /// the note's root.
+  static func verifyNote(_ invocation: ParsedInvocation) throws -> ExitCode {
+    guard let note = invocation.value("--note"), let key = invocation.value("--key") else {
+      throw UsageError("'--note <file>' and '--key <verifier key>' go together: give both")
+    }
+    guard invocation.value("--digest") == nil, !invocation.flag("--json") else {
+      throw UsageError(
+        "'--note' checks a signed tree head alone: leave out '--digest' and '--json'")
+    }
+    let verifier = try CheckCommand.readVerifier(key)
+    let head = try CheckCommand.openNote(note, verifier: verifier)
+    let tree = try LogTree.open(invocation.logReader, usingSidecar: false)
+    guard tree.size >= head.size else {
+      throw TreeError.mismatch(
+        problem: "the log has \(tree.size) events, fewer than the \(head.size) the note signs: "
+          + "events after seq \(tree.size) were cut off (or the note is of another log)")
+    }
+    let root = try tree.root(size: head.size)
+    guard root == head.root else {
+      throw TreeError.mismatch(
+        problem: "the log's first \(head.size) events have root \(SHA256.hex(root)), the note "
+          + "signs \(SHA256.hex(head.root)): a line among them was changed, removed, reordered "
+          + "or replaced since the note was signed (or the note is of another log)")
+    }
+    invocation.terminal.write(
+      "ok: the log's first \(head.size) events have the root signed by '\(verifier.name)' "
+        + "(\(head.origin)); the log has \(tree.size) events and extends it\n")
+    return .success
   }
 }

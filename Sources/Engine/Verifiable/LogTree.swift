@@ -1,0 +1,268 @@
+import Events
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// A log's Merkle tree (RFC 9162, see `MerkleTree`), kept in the `<log>.tree` sidecar and
+/// caught up from the log by reading only the lines after what the sidecar covers.
+///
+/// `open` loads the sidecar, checks that it belongs to this log (its first bytes, and the last
+/// line it covers, at the offset it names), reads the lines appended since, and saves the
+/// sidecar again when it grew. A sidecar that is missing, damaged, or from another log or an
+/// earlier version of this one (the log was cut or rewritten) is rebuilt from the log; one that
+/// cannot be written (a read-only folder) is only not saved.
+///
+/// - Note: the sidecar is brought up to date lazily, by `head`, `prove` and `verify --note`,
+///   not by every append: appends stay as fast as before, and the first `head` after many
+///   appends hashes the new lines (at over 2 M lines/s, BENCHMARKS.md).
+public final class LogTree {
+  /// The log.
+  public let logPath: String
+  /// The tree as the sidecar holds it, caught up to the log's committed end.
+  private(set) var file: TreeFile
+  /// The leaf hashes of the last, partial tile (`size % 256` of them).
+  private var partialTile: [[UInt8]]
+  /// Full tiles' leaf hashes already read from the log.
+  private var tileCache: [Int64: [[UInt8]]] = [:]
+  private let reader: LogReader
+  /// Why the sidecar was rebuilt rather than extended, if it was (for tests and `--verbose`).
+  public private(set) var rebuildReason: String?
+
+  /// The number of events (leaves).
+  public var size: Int64 { file.size }
+  /// The root of the whole tree.
+  public var root: [UInt8] { file.root }
+
+  private init(logPath: String, reader: LogReader) {
+    self.logPath = logPath
+    self.reader = reader
+    self.file = TreeFile()
+    self.partialTile = []
+  }
+
+  /// Opens the tree of the log `reader` reads, from its sidecar or from scratch, caught up to
+  /// the log's committed end; saves the sidecar when it changed (and can be written).
+  /// - Parameter usingSidecar: false to rebuild from every line of the log, ignoring the
+  ///   sidecar (what `verify --note` does: a verification trusts no cache).
+  /// - Throws: `EngineError` when the log cannot be read or a line is corrupt.
+  public static func open(_ reader: LogReader, usingSidecar: Bool = true) throws -> LogTree {
+    let tree = LogTree(logPath: reader.path, reader: reader)
+    let sidecarPath = TreeFile.path(forLog: reader.path)
+    var loaded: TreeFile?
+    if !usingSidecar {
+      tree.rebuildReason = "asked to rebuild from the log"
+    } else if FileDescriptor.status(atPath: sidecarPath) != nil {
+      if let bytes = try? FileDescriptor.contents(ofFileAt: sidecarPath) {
+        loaded = TreeFile(bytes: bytes)
+        if loaded == nil { tree.rebuildReason = "the sidecar is damaged or not a tree file" }
+      } else {
+        tree.rebuildReason = "the sidecar cannot be read"
+      }
+    } else {
+      tree.rebuildReason = "there is no sidecar"
+    }
+    var changed = true
+    if let loaded {
+      if let reason = try tree.adopt(loaded) {
+        tree.rebuildReason = reason
+        tree.file = TreeFile()
+        tree.partialTile = []
+        tree.tileCache = [:]
+      } else {
+        tree.rebuildReason = nil
+        changed = false
+      }
+    }
+    let grew = try tree.catchUp()
+    if changed || grew {
+      tree.file.root = try tree.root(size: tree.file.size)
+      tree.save()
+    }
+    return tree
+  }
+
+  /// Takes `loaded` as the tree so far when it belongs to this log; otherwise returns why not.
+  private func adopt(_ loaded: TreeFile) throws -> String? {
+    let log = try FileDescriptor.open(logPath, .readOnly)
+    defer { log.close() }
+    let logSize = try log.status().size
+    guard loaded.end <= logSize else {
+      return "the sidecar covers \(loaded.end) bytes, more than the log's \(logSize)"
+    }
+    let first = try log.readFully(count: Int(min(loaded.end, TreeFile.firstBytesCount)), at: 0)
+    guard SHA256.hash(first) == loaded.firstBytesHash else {
+      return "the sidecar belongs to a log with other first bytes"
+    }
+    guard loaded.size > 0 else {
+      file = loaded
+      return nil
+    }
+    // Reread the tile holding the last covered line: its leaves are the partial tile's, and
+    // its last line must be the one the sidecar names, ending where it says.
+    let tile = (loaded.size - 1) / TreeFile.tileWidth
+    var leaves: [[UInt8]] = []
+    var lastEnd: Int64 = -1
+    try reader.forEachEvent(
+      from: LogReader.Position(
+        offset: loaded.tileOffsets[Int(tile)], sequence: tile * TreeFile.tileWidth + 1),
+      through: loaded.size
+    ) { line in
+      leaves.append(MerkleTree.leafHash(line.bytes))
+      lastEnd = line.offset + Int64(line.length) + 1
+      return true
+    }
+    guard leaves.count == Int(loaded.size - tile * TreeFile.tileWidth), lastEnd == loaded.end,
+      leaves.last == loaded.lastLeafHash
+    else {
+      return "the log's line \(loaded.size) is not the one the sidecar covers"
+    }
+    file = loaded
+    if loaded.size % TreeFile.tileWidth != 0 {
+      partialTile = leaves
+    } else {
+      tileCache[tile] = leaves
+    }
+    return nil
+  }
+
+  /// Reads the lines after what the tree covers and adds them. Returns whether any were.
+  private func catchUp() throws -> Bool {
+    let start = LogReader.Position(offset: file.end, sequence: file.size + 1)
+    var added = false
+    // On a long read the reading thread hashes each line as it decodes it, while this thread
+    // combines the hashes into the tree: the two halves of the work run side by side.
+    let summary = try reader.forEachEvent(
+      from: start, prepare: { line in MerkleTree.leafHash(line.bytes) },
+      { line, prepared in
+        self.append(
+          leafHash: prepared ?? MerkleTree.leafHash(line.bytes), lineOffset: line.offset)
+        added = true
+        return true
+      })
+    if added {
+      file.end = summary.endOffset
+      // The hash covers min(end, 4096) bytes: it changes while the log is that short.
+      file.firstBytesHash = try firstBytesHash()
+    }
+    return added
+  }
+
+  private func firstBytesHash() throws -> [UInt8] {
+    let log = try FileDescriptor.open(logPath, .readOnly)
+    defer { log.close() }
+    return SHA256.hash(
+      try log.readFully(count: Int(min(file.end, TreeFile.firstBytesCount)), at: 0))
+  }
+
+  /// Adds one leaf: a new tile starts at every 256th, and each tile (and each 256 hashes of a
+  /// level) completed adds its hash to the level above.
+  private func append(leafHash: [UInt8], lineOffset: Int64) {
+    if file.size % TreeFile.tileWidth == 0 { file.tileOffsets.append(lineOffset) }
+    partialTile.append(leafHash)
+    file.size += 1
+    file.lastLeafHash = leafHash
+    guard partialTile.count == Int(TreeFile.tileWidth) else { return }
+    var hash = MerkleTree.perfectHash(partialTile[...])
+    partialTile.removeAll(keepingCapacity: true)
+    var level = 0
+    while true {
+      if file.levels.count == level { file.levels.append([]) }
+      file.levels[level].append(hash)
+      let count = file.levels[level].count
+      guard count % Int(TreeFile.tileWidth) == 0 else { break }
+      hash = MerkleTree.perfectHash(file.levels[level][(count - Int(TreeFile.tileWidth))...])
+      level += 1
+    }
+  }
+
+  /// Saves the sidecar; a failure (a read-only folder, a full disk) leaves the old one, and
+  /// the next reader catches up again.
+  private func save() {
+    let path = TreeFile.path(forLog: logPath)
+    // Temporary files of writers killed mid-save (`kill -9`) go first.
+    SidecarFile.removeLeftovers(of: path, deadOnly: true)
+    try? SidecarFile.write(file.bytes, to: path)
+  }
+
+  // MARK: Hashes
+
+  /// The hash of the perfect subtree of `1 << level` leaves from `start`.
+  private func perfect(_ start: Int64, _ level: Int) throws -> [UInt8] {
+    if level >= TreeFile.tileHeight {
+      let stored = level / TreeFile.tileHeight
+      let shift = stored * TreeFile.tileHeight
+      let first = Int(start >> Int64(shift))
+      return MerkleTree.perfectHash(file.levels[stored - 1][first..<first + (1 << (level - shift))])
+    }
+    let leaves = try tileLeaves(start / TreeFile.tileWidth)
+    let first = Int(start % TreeFile.tileWidth)
+    return MerkleTree.perfectHash(leaves[first..<first + (1 << level)])
+  }
+
+  /// The leaf hashes of tile `tile`, read from the log for a full tile.
+  private func tileLeaves(_ tile: Int64) throws -> [[UInt8]] {
+    if tile == file.size / TreeFile.tileWidth { return partialTile }
+    if let cached = tileCache[tile] { return cached }
+    var leaves: [[UInt8]] = []
+    let first = tile * TreeFile.tileWidth + 1
+    try reader.forEachEvent(
+      from: LogReader.Position(offset: file.tileOffsets[Int(tile)], sequence: first),
+      through: first + TreeFile.tileWidth - 1
+    ) { line in
+      leaves.append(MerkleTree.leafHash(line.bytes))
+      return true
+    }
+    guard leaves.count == Int(TreeFile.tileWidth) else {
+      throw TreeError.mismatch(
+        problem: "the log ends inside tile \(tile) that the tree sidecar covers; delete "
+          + "'\(TreeFile.path(forLog: logPath))' to rebuild it")
+    }
+    tileCache[tile] = leaves
+    return leaves
+  }
+
+  private func requireSize(_ size: Int64, _ what: String) throws {
+    guard size >= 0, size <= file.size else {
+      throw TreeError.invalidInput(
+        problem: "\(what) \(size): the log has \(file.size) events")
+    }
+  }
+
+  /// The root of the tree of the first `size` events.
+  public func root(size: Int64) throws -> [UInt8] {
+    try requireSize(size, "tree size")
+    return try MerkleTree.rangeHash(0, size) { try perfect($0, $1) }
+  }
+
+  /// The leaf hash of event `sequence`.
+  public func leafHash(sequence: Int64) throws -> [UInt8] {
+    try requireSize(sequence, "seq")
+    let index = sequence - 1
+    return try tileLeaves(index / TreeFile.tileWidth)[Int(index % TreeFile.tileWidth)]
+  }
+
+  /// The inclusion proof of event `sequence` in the tree of the first `size` events.
+  public func inclusionPath(sequence: Int64, size: Int64) throws -> [[UInt8]] {
+    try requireSize(size, "tree size")
+    guard sequence >= 1, sequence <= size else {
+      throw TreeError.invalidInput(
+        problem: "seq \(sequence) is not in a tree of \(size) events (1...\(size))")
+    }
+    return try MerkleTree.inclusionPath(index: sequence - 1, size: size) { try perfect($0, $1) }
+  }
+
+  /// The consistency proof from the tree of `oldSize` events to the tree of `newSize`.
+  public func consistencyPath(from oldSize: Int64, to newSize: Int64) throws -> [[UInt8]] {
+    try requireSize(newSize, "tree size")
+    guard oldSize >= 1, oldSize <= newSize else {
+      throw TreeError.invalidInput(
+        problem: "old size \(oldSize): expected 1...\(newSize), the new tree's size")
+    }
+    return try MerkleTree.consistencyPath(from: oldSize, to: newSize) { try perfect($0, $1) }
+  }
+}

@@ -1,0 +1,114 @@
+import Engine
+import Events
+import Foundation
+
+/// `replay head`: the Merkle tree head (size and root) of the log, optionally signed.
+enum HeadCommand {
+  static let command = Command(
+    name: "head",
+    abstract: "Print the log's Merkle tree head (RFC 9162): its size and root hash.",
+    discussion: """
+      The tree's leaves are the log's lines (leaf = SHA-256(0x00 || line), node = \
+      SHA-256(0x01 || left || right); docs/FORMAT.md). With --sign, prints a signed note \
+      (C2SP tlog-checkpoint: origin, size, base64 root, a blank line, the signature line) that \
+      'replay verify --note' and 'replay check' accept. The tree is kept in <log>.tree, a \
+      cache brought up to date here from the lines appended since.
+      """,
+    options: [
+      CommonOptions.log,
+      Option(
+        names: ["--at"], valueName: "seq", help: "The tree of events 1 through <seq>.",
+        defaultDescription: "the last event"),
+      Option(
+        names: ["--as-of"], valueName: "time",
+        help: "The tree of every event at or before this ISO 8601 time."),
+      Option(
+        names: ["--sign"], valueName: "key-file",
+        help: "Print a signed note with this key (from 'replay keygen')."),
+      Option(
+        names: ["--origin"], valueName: "text", help: "The note's origin line (with --sign).",
+        defaultDescription: "replay/<log file name>"),
+      CommonOptions.json,
+    ],
+    run: run)
+
+  static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    let keyFile = invocation.value("--sign")
+    if keyFile == nil, invocation.value("--origin") != nil {
+      throw UsageError("'--origin' names the signed note's origin: it needs '--sign <key file>'")
+    }
+    if keyFile != nil, invocation.flag("--json") {
+      throw UsageError("'--sign' prints a signed note, '--json' a JSON object: give one of them")
+    }
+    let signer = try keyFile.map { try readSigner($0) }
+    let reader = invocation.logReader
+    let tree = try LogTree.open(reader)
+    let size = try treeSize(invocation, reader: reader, tree: tree)
+    let root = try tree.root(size: size)
+    if let signer {
+      let origin = invocation.value("--origin") ?? Checkpoint.defaultOrigin(forLog: reader.path)
+      guard !origin.isEmpty, !origin.contains("\n") else {
+        throw UsageError("'--origin' must be one non-empty line")
+      }
+      invocation.terminal.write(
+        signer.sign(Checkpoint(origin: origin, size: size, root: root).text))
+    } else if invocation.flag("--json") {
+      var writer = JSONWriter()
+      writer.beginObject()
+      writer.key("treeSize")
+      writer.integer(size)
+      writer.key("rootHash")
+      writer.string(SHA256.hex(root))
+      writer.endObject()
+      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+    } else {
+      invocation.terminal.write("tree size \(size)\nroot hash \(SHA256.hex(root))\n")
+    }
+    return .success
+  }
+
+  /// The size `--at` or `--as-of` asks for, or the whole log's.
+  static func treeSize(_ invocation: ParsedInvocation, reader: LogReader, tree: LogTree) throws
+    -> Int64
+  {
+    switch try invocation.replayPoint() {
+    case .end: return tree.size
+    case .sequence(let sequence):
+      guard sequence <= tree.size else {
+        throw InputError.invalid("--at \(sequence): the log has \(tree.size) events")
+      }
+      return sequence
+    case .instant(let instant):
+      if let found = try reader.lastSequence(atOrBefore: instant) { return found }
+      var last: Int64 = 0
+      try reader.forEachEvent { line in
+        guard line.timestamp <= instant else { return false }
+        last = line.sequence
+        return true
+      }
+      return last
+    }
+  }
+
+  /// The signer in the private key file `path`.
+  static func readSigner(_ path: String) throws -> SignedNote.Signer {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw InputError.unavailable(
+        "cannot read the private key file '\(path)'; make one with 'replay keygen'")
+    }
+    return try SignedNote.Signer(privateKeyText: String(decoding: data, as: UTF8.self))
+  }
+}
+
+extension TreeError: CLIError {
+  /// A mismatch is what verification exists to find (74, as 'verify' finding problems); bad
+  /// input is 65.
+  var exitCode: ExitCode {
+    switch self {
+    case .mismatch: .ioError
+    case .invalidInput: .invalidInput
+    }
+  }
+
+  var message: String { description }
+}

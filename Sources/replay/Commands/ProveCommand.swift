@@ -1,0 +1,109 @@
+import Engine
+import Events
+
+/// `replay prove`: an inclusion proof of one event, or a consistency proof between two heads.
+enum ProveCommand {
+  static let command = Command(
+    name: "prove",
+    abstract: "Prove that an event is in the log, or that the log only grew (RFC 9162).",
+    discussion: """
+      'replay prove <seq>' prints the inclusion proof of event <seq> in the tree of \
+      --head events (seq, leafIndex, treeSize, leafHash, rootHash, path). 'replay prove \
+      --consistency <old size>' prints the proof that the tree of <old size> events is a \
+      prefix of the tree of --head events (fromSize, toSize, fromRoot, toRoot, path). Hashes are lowercase hex; the \
+      path runs from the leaf (or the old tree) up. With --json the proof is one JSON object: \
+      save it to a file, 'replay check --proof' reads it.
+      """,
+    arguments: [
+      Argument(name: "seq", help: "The event to prove.", isOptional: true)
+    ],
+    options: [
+      CommonOptions.log,
+      Option(
+        names: ["--consistency"], valueName: "old-size",
+        help: "Prove the tree of this many events is a prefix of the --head tree."),
+      Option(
+        names: ["--head"], valueName: "size", help: "The tree to prove against.",
+        defaultDescription: "the whole log"),
+      Option.flag(["--json"], help: "Print the proof as JSON, the form 'replay check' reads."),
+    ],
+    run: run)
+
+  static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    let positive = "expected a whole number ≥ 1"
+    let sequence = try invocation.parse("seq", expecting: positive) {
+      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
+    }
+    let oldSize = try invocation.parse("--consistency", expecting: positive) {
+      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
+    }
+    let head = try invocation.parse("--head", expecting: positive) {
+      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
+    }
+    switch (sequence, oldSize) {
+    case (nil, nil):
+      throw UsageError("Give the <seq> to prove, or '--consistency <old size>'")
+    case (.some, .some):
+      throw UsageError("Give either <seq> or '--consistency <old size>', not both")
+    default: break
+    }
+    let tree = try LogTree.open(invocation.logReader)
+    let size = head ?? tree.size
+    var writer = JSONWriter()
+    writer.beginObject()
+    if let sequence {
+      let path = try tree.inclusionPath(sequence: sequence, size: size)
+      writer.key("seq")
+      writer.integer(sequence)
+      writer.key("leafIndex")
+      writer.integer(sequence - 1)
+      writer.key("treeSize")
+      writer.integer(size)
+      writer.key("leafHash")
+      writer.string(SHA256.hex(try tree.leafHash(sequence: sequence)))
+      writer.key("rootHash")
+      writer.string(SHA256.hex(try tree.root(size: size)))
+      writeHashes(path, to: &writer)
+    } else if let oldSize {
+      let path = try tree.consistencyPath(from: oldSize, to: size)
+      writer.key("fromSize")
+      writer.integer(oldSize)
+      writer.key("toSize")
+      writer.integer(size)
+      writer.key("fromRoot")
+      writer.string(SHA256.hex(try tree.root(size: oldSize)))
+      writer.key("toRoot")
+      writer.string(SHA256.hex(try tree.root(size: size)))
+      writeHashes(path, to: &writer)
+    }
+    writer.endObject()
+    if invocation.flag("--json") {
+      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+    } else {
+      invocation.terminal.write(try text(of: writer.bytes))
+    }
+    return .success
+  }
+
+  /// The proof as lines of text: each member on its own line, the path's hashes indented.
+  static func text(of json: [UInt8]) throws -> String {
+    guard let object = try JSONValue.parse(json).objectValue else { return "" }
+    var lines: [String] = []
+    for member in object.members {
+      if let hashes = member.value.arrayValue {
+        lines.append("path (\(hashes.count) hashes, leaf side first):")
+        lines += hashes.map { "  " + ($0.stringValue ?? "") }
+      } else {
+        lines.append(member.key + " " + (member.value.stringValue ?? member.value.snippet))
+      }
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  static func writeHashes(_ path: [[UInt8]], to writer: inout JSONWriter) {
+    writer.key("path")
+    writer.beginArray()
+    for hash in path { writer.string(SHA256.hex(hash)) }
+    writer.endArray()
+  }
+}
