@@ -25,6 +25,8 @@ private func logWithSidecars(in directory: String) throws -> String {
     ("events.jsonl", .log),
     ("events.jsonl.keys", .keyStore),
     ("events.jsonl.index", .index),
+    ("events.jsonl.tree", .tree),
+    ("events.jsonl.tree.tmp-4242-00ff00ff00ff00ff", .temporary),
     ("events.jsonl.checkpoints", .checkpoints),
     ("events.jsonl.checkpoints/seq-000000000001.ckpt", .checkpoint),
     ("events.jsonl.checkpoints/seq-000000000002.ckpt", .checkpoint),

@@ -12,9 +12,11 @@ import Foundation
 /// (`--output`) is none of them.
 ///
 /// A log's files are the log itself, its key store (`<log>.keys`), its index (`<log>.index`),
+/// its tree (`<log>.tree`),
 /// its checkpoints folder (`<log>.checkpoints/`) and everything in it, its quarantine folder
 /// (`<log>.quarantine/`) and everything in it, and the temporary files its writers make beside
-/// it: `<log>.index.tmp-<pid>`, `<log>.migrating-<pid>`, `<log>.keys.tmp-<pid>-<hex>` (`SidecarFile`), and `.<log>.….tmp` (the key store
+/// it: `<log>.index.tmp-<pid>`, `<log>.migrating-<pid>`, `<log>.keys.tmp-<pid>-<hex>` and
+/// `<log>.tree.tmp-<pid>-<hex>` (`SidecarFile`), and `.<log>.….tmp` (the key store
 /// rewritten atomically). The names come from the types that make the files
 /// (`KeyStore.path(forLog:)`, `LogIndexFile.path(forLog:)`, `CheckpointStore`, `Quarantine`).
 ///
@@ -43,6 +45,7 @@ public struct LogFiles: Sendable, Equatable {
     case log
     case keyStore
     case index
+    case tree
     case checkpoints
     case checkpoint
     case quarantine
@@ -55,6 +58,7 @@ public struct LogFiles: Sendable, Equatable {
       case .log: "the event log"
       case .keyStore: "the key store"
       case .index: "the index"
+      case .tree: "the tree (`replay head`, `prove`)"
       case .checkpoints: "the checkpoints folder"
       case .checkpoint: "a file in the checkpoints folder"
       case .quarantine: "the quarantine folder"
@@ -70,6 +74,7 @@ public struct LogFiles: Sendable, Equatable {
     [
       (logPath, .log), (KeyStore.path(forLog: logPath), .keyStore),
       (LogIndexFile.path(forLog: logPath), .index),
+      (TreeFile.path(forLog: logPath), .tree),
       (CheckpointStore(logPath: logPath).directory, .checkpoints),
       (Quarantine.directory(forLog: logPath), .quarantine),
     ] + temporaryPaths.map { ($0, .temporary) }
@@ -173,8 +178,10 @@ public struct LogFiles: Sendable, Equatable {
     guard folder == logFolder else { return nil }
     let index = AtomicFile.split(LogIndexFile.path(forLog: log)).name
     let keys = AtomicFile.split(KeyStore.path(forLog: log)).name
+    let tree = AtomicFile.split(TreeFile.path(forLog: log)).name
     if name.hasPrefix(index + ".tmp-") || name.hasPrefix(logName + ".migrating-")
       || name.hasPrefix(keys + SidecarFile.temporaryInfix)
+      || name.hasPrefix(tree + SidecarFile.temporaryInfix)
       || (name.hasPrefix("." + logName + ".") && name.hasSuffix(".tmp"))
     {
       return .temporary

@@ -80,6 +80,7 @@ public final class LogTree {
     }
     let grew = try tree.catchUp()
     if changed || grew {
+      tree.file.log = try tree.logIdentity()
       tree.file.root = try tree.root(size: tree.file.size)
       tree.save()
     }
@@ -90,7 +91,11 @@ public final class LogTree {
   private func adopt(_ loaded: TreeFile) throws -> String? {
     let log = try FileDescriptor.open(logPath, .readOnly)
     defer { log.close() }
-    let logSize = try log.status().size
+    let status = try log.status()
+    let logSize = status.size
+    guard loaded.log == LogFileIdentity(status) else {
+      return "the sidecar was made from another file (\(loaded.log)), not this log (\(LogFileIdentity(status)))"
+    }
     guard loaded.end <= logSize else {
       return "the sidecar covers \(loaded.end) bytes, more than the log's \(logSize)"
     }
@@ -150,6 +155,13 @@ public final class LogTree {
       file.firstBytesHash = try firstBytesHash()
     }
     return added
+  }
+
+  /// The identity of the log file, recorded in the sidecar when it is saved.
+  private func logIdentity() throws -> LogFileIdentity {
+    let log = try FileDescriptor.open(logPath, .readOnly)
+    defer { log.close() }
+    return try LogFileIdentity(of: log)
   }
 
   private func firstBytesHash() throws -> [UInt8] {

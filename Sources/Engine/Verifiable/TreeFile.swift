@@ -7,7 +7,9 @@ import Events
 ///
 /// | bytes | field |
 /// |---|---|
-/// | 8 | magic `RPTREE01` |
+/// | 8 | magic `RPTREE02` |
+/// | 8 | the device of the log file it was made from |
+/// | 8 | the inode of that file (`LogFileIdentity`) |
 /// | 8 | `size`: events covered |
 /// | 8 | `end`: the log's byte offset just past line `size`'s `\n` |
 /// | 32 | the leaf hash of line `size` (zeros when `size` is 0) |
@@ -21,13 +23,15 @@ import Events
 /// Leaf hashes themselves are not kept: a proof reads the ≤ 256 lines of one tile from the log
 /// (at the tile's offset) and hashes them.
 struct TreeFile: Equatable {
-  static let magic: [UInt8] = Array("RPTREE01".utf8)
+  static let magic: [UInt8] = Array("RPTREE02".utf8)
   /// Leaves per tile, and hashes per tile at every stored level: 2^8.
   static let tileHeight = 8
   static let tileWidth: Int64 = 1 << 8
   /// How much of the log's start `firstBytesHash` covers.
   static let firstBytesCount: Int64 = 4096
 
+  /// The log file it was made from.
+  var log = LogFileIdentity(device: 0, inode: 0)
   var size: Int64 = 0
   var end: Int64 = 0
   var lastLeafHash = [UInt8](repeating: 0, count: 32)
@@ -46,6 +50,9 @@ struct TreeFile: Equatable {
     func append(_ value: Int64) {
       withUnsafeBytes(of: UInt64(value).littleEndian) { output.append(contentsOf: $0) }
     }
+    for word in [log.device, log.inode] {
+      withUnsafeBytes(of: word.littleEndian) { output.append(contentsOf: $0) }
+    }
     append(size)
     append(end)
     output += lastLeafHash + firstBytesHash + root
@@ -61,10 +68,19 @@ struct TreeFile: Equatable {
   /// Parses a sidecar; `nil` when it is not one, is damaged, or does not add up.
   init?(bytes: [UInt8]) {
     let count = bytes.count
-    guard count >= 160, Array(bytes[0..<8]) == Self.magic,
+    guard count >= 176, Array(bytes[0..<8]) == Self.magic,
       Array(bytes[(count - 32)...]) == SHA256.hash(bytes[..<(count - 32)])
     else { return nil }
     var position = 8
+    func word() -> UInt64? {
+      guard position + 8 <= count - 32 else { return nil }
+      var value: UInt64 = 0
+      for index in (0..<8).reversed() { value = value << 8 | UInt64(bytes[position + index]) }
+      position += 8
+      return value
+    }
+    guard let device = word(), let inode = word() else { return nil }
+    self.log = LogFileIdentity(device: device, inode: inode)
     func integer() -> Int64? {
       guard position + 8 <= count - 32 else { return nil }
       var value: UInt64 = 0

@@ -77,7 +77,9 @@ import Testing
       // Another log's sidecar.
       try FileManager.default.copyItem(atPath: other + ".tree", toPath: path + ".tree")
       let foreign = try LogTree.open(LogReader(path: path))
-      #expect(foreign.rebuildReason == "the sidecar belongs to a log with other first bytes")
+      #expect(
+        foreign.rebuildReason?.hasPrefix("the sidecar was made from another file (device ") == true,
+        "\(String(describing: foreign.rebuildReason))")
       #expect(foreign.root == expected)
 
       // A flipped byte in the sidecar.

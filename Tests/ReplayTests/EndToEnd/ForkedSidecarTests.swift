@@ -92,6 +92,28 @@ import Testing
     }
   }
 
+  /// A tree of another copy would give this copy the other's root, signed.
+  @Test func anotherCopysTreeIsNotUsed() throws {
+    try withTemporaryDirectory { directory in
+      let (a, b) = try forkedCopies(in: directory)
+      let headA = try run(["head", "--json"], log: a)
+      #expect(headA.status == 0, "\(headA.error)")
+      let own = try run(["head", "--json"], log: b)
+      #expect(own.output != headA.output)
+      try? FileManager.default.removeItem(atPath: b + ".tree")
+      try FileManager.default.copyItem(atPath: a + ".tree", toPath: b + ".tree")
+      let headB = try run(["head", "--json"], log: b)
+      #expect(headB.status == 0, "\(headB.error)")
+      #expect(headB.output == own.output)
+      let proofA = try run(["prove", "148", "--json"], log: a)
+      try? FileManager.default.removeItem(atPath: b + ".tree")
+      try FileManager.default.copyItem(atPath: a + ".tree", toPath: b + ".tree")
+      let proofB = try run(["prove", "148", "--json"], log: b)
+      #expect(proofB.status == 0)
+      #expect(proofB.output != proofA.output)
+    }
+  }
+
   @Test func aCheckpointFolderThatNamesNoFileIsNotUsed() throws {
     try withTemporaryDirectory { directory in
       let log = try RepositoryFiles.copySampleLog(to: directory)
