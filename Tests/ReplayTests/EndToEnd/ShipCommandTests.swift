@@ -75,13 +75,14 @@ import Testing
       let server = try PostgresTestServer()
       defer { try? server.stop(removing: true) }
       let log = directory + "/generated.jsonl"
-      let events = 30_000
+      let kills = ProcessInfo.processInfo.environment["REPLAY_PG_KILLS"].flatMap { Int($0) } ?? 20
+      // Enough events that most kills land while there is something to ship.
+      let events = max(30_000, kills * 1_500)
       let generated = try ReplayProcess.run(
         ["generate", "--log", log, "--events", String(events), "--seed", "kill", "--no-fsync"])
       #expect(generated.status == 0)
       let url = server.url()
       #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
-      let kills = ProcessInfo.processInfo.environment["REPLAY_PG_KILLS"].flatMap { Int($0) } ?? 20
       var random = SplitMix64(seed: TestSeed.make())
       var killedMidShip = 0
       for _ in 0..<kills {
@@ -95,7 +96,7 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        usleep(UInt32(20_000 + random.next() % 250_000))
+        usleep(UInt32(10_000 + random.next() % 150_000))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         if before < events { killedMidShip += 1 }
