@@ -48,6 +48,7 @@ enum ShipCommand {
     var lastReport = ContinuousClock.now - .seconds(10)
     var progressShown = false
     var lastPrinted: LogShipper.Progress?
+    var lastShown: LogShipper.Progress?
     func rate(_ progress: LogShipper.Progress) -> Int64 {
       let elapsed = ContinuousClock.now - started
       let seconds =
@@ -56,7 +57,12 @@ enum ShipCommand {
     }
     let final = try shipper.ship(following: following) { progress in
       let now = ContinuousClock.now
-      guard now - lastReport >= .seconds(1) || progress.lag == 0 else { return }
+      // At most a line a second while catching up; always the line that says it caught up,
+      // once (the batch's report and the caught-up one are the same progress).
+      guard now - lastReport >= .seconds(1) || progress.lag == 0, progress != lastShown else {
+        return
+      }
+      lastShown = progress
       lastReport = now
       if json {
         lastPrinted = progress
