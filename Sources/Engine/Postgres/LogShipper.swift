@@ -34,6 +34,7 @@ public final class LogShipper {
     public var lag: Int64 { max(0, logLastSequence - lastShippedSequence) }
   }
 
+  /// The log shipped.
   public let logPath: String
   /// The follower that reads the log; `stop()` it (from any thread) to end `ship` after the
   /// batch being written.

@@ -53,7 +53,9 @@ public final class PostgresConnection {
 
   /// What a statement returned: its rows as text (`nil` for SQL NULL) and the rows it changed.
   public struct Result: Sendable, Equatable {
+    /// The rows, each value as the server's text form.
     public var rows: [[String?]]
+    /// The rows an INSERT, UPDATE or DELETE changed (0 for other statements).
     public var affectedRows: Int
   }
 
@@ -81,7 +83,7 @@ public final class PostgresConnection {
   /// Runs one statement with the text parameters collected in `parameters`.
   /// - Throws: `PostgresError`.
   @discardableResult
-  public func query(_ sql: String, _ parameters: Parameters) throws(PostgresError) -> Result {
+  func query(_ sql: String, _ parameters: Parameters) throws(PostgresError) -> Result {
     guard let handle else { throw .connectionLost(message: "the connection is closed") }
     let result = parameters.bytes.withUnsafeBytes { bytes in
       // Every pointer lives only inside this closure: libpq copies the values before returning.
@@ -99,40 +101,40 @@ public final class PostgresConnection {
 
   /// Text parameters for `query`, kept in one buffer (each ends with a NUL), so that a batch of
   /// thousands costs no allocation a value.
-  public struct Parameters: Sendable {
+  struct Parameters: Sendable {
     var bytes: [UInt8] = []
     /// Where each value starts in `bytes`; -1 for SQL NULL.
     var offsets: [Int] = []
 
-    public init() {}
+    init() {}
 
     /// The number of parameters.
-    public var count: Int { offsets.count }
+    var count: Int { offsets.count }
 
-    public mutating func append(_ text: String) {
+    mutating func append(_ text: String) {
       offsets.append(bytes.count)
       bytes.append(contentsOf: text.utf8)
       bytes.append(0)
     }
 
     /// Appends a value given as UTF-8 bytes (which must hold no NUL).
-    public mutating func append(utf8: UnsafeRawBufferPointer) {
+    mutating func append(utf8: UnsafeRawBufferPointer) {
       offsets.append(bytes.count)
       bytes.append(contentsOf: utf8)
       bytes.append(0)
     }
 
-    public mutating func append(_ number: Int64) {
+    mutating func append(_ number: Int64) {
       offsets.append(bytes.count)
       JSONWriter.appendDecimal(number, to: &bytes)
       bytes.append(0)
     }
 
-    public mutating func appendNull() {
+    mutating func appendNull() {
       offsets.append(-1)
     }
 
-    public mutating func removeAll() {
+    mutating func removeAll() {
       bytes.removeAll(keepingCapacity: true)
       offsets.removeAll(keepingCapacity: true)
     }
