@@ -94,7 +94,8 @@ public final class LogTree {
     let status = try log.status()
     let logSize = status.size
     guard loaded.log == LogFileIdentity(status) else {
-      return "the sidecar was made from another file (\(loaded.log)), not this log (\(LogFileIdentity(status)))"
+      return
+        "the sidecar was made from another file (\(loaded.log)), not this log (\(LogFileIdentity(status)))"
     }
     guard loaded.end <= logSize else {
       return "the sidecar covers \(loaded.end) bytes, more than the log's \(logSize)"

@@ -23,6 +23,8 @@ enum ExitCode: Int32, CaseIterable, Sendable {
   case ioError = 74
   /// A temporary failure, such as a lock timeout: trying again later may succeed (`EX_TEMPFAIL`).
   case temporaryFailure = 75
+  /// A database refused the user or the password (`EX_NOPERM`).
+  case permissionDenied = 77
 
   /// One line describing the status, as listed in ``documentation``.
   var summary: String {
@@ -37,6 +39,7 @@ enum ExitCode: Int32, CaseIterable, Sendable {
     case .cannotCreateOutput: "Cannot create an output file."
     case .ioError: "Log corrupt or I/O error; also 'verify' finding problems."
     case .temporaryFailure: "Temporary failure: lock timeout."
+    case .permissionDenied: "Permission denied: the database refused the user or password."
     }
   }
 

@@ -41,5 +41,7 @@ enum ReplayCommand {
       ExportCommand.command,
       ReportCommand.command,
       MigrateCommand.command,
+      ShipCommand.command,
+      PostgresCommand.command,
     ])
 }

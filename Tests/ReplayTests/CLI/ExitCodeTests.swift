@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct ExitCodeTests {
   @Test func rawValuesAreStable() {
-    #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 3, 64, 65, 66, 69, 73, 74, 75])
+    #expect(ExitCode.allCases.map(\.rawValue) == [0, 1, 3, 64, 65, 66, 69, 73, 74, 75, 77])
   }
 
   @Test func documentationListsEveryCode() {
@@ -21,6 +21,7 @@ import Testing
           73  Cannot create an output file.
           74  Log corrupt or I/O error; also 'verify' finding problems.
           75  Temporary failure: lock timeout.
+          77  Permission denied: the database refused the user or password.
         """)
   }
 

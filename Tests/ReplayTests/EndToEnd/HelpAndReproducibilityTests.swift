@@ -53,6 +53,7 @@ import Testing
           73  Cannot create an output file.
           74  Log corrupt or I/O error; also 'verify' finding problems.
           75  Temporary failure: lock timeout.
+          77  Permission denied: the database refused the user or password.
         """))
   }
 

@@ -1,0 +1,286 @@
+import Events
+import Foundation
+
+/// Ships a log's committed events into Message DB's `messages` table, exactly once each, in seq
+/// order: each batch's rows and the last seq shipped (`replay_shipped`) are written in one
+/// transaction, so a shipper killed at any instant leaves the database at the end of a batch,
+/// and the next one resumes after it.
+///
+/// The mapping: `id` is the event's id, `stream_name` its stream, `type` its type, `data` its
+/// payload as stored (a sealed contact stays sealed: the key store is never shipped, so
+/// destroying a key still erases), `position` its version − 1, `time` its `at` (UTC), and
+/// `metadata` holds `seq`, `at`, `schema` and the audit fields (`actor`, `reason`,
+/// `correlation`, `causation`).
+///
+/// ```swift
+/// let shipper = try LogShipper(logPath: "app.jsonl", connection: connection)
+/// let done = try shipper.ship(following: false) { print($0.lastShippedSequence) }
+/// ```
+public final class LogShipper {
+  /// Where shipping stands after a batch was committed.
+  public struct Progress: Sendable, Equatable {
+    /// Events this shipper committed.
+    public var shippedEvents: Int64
+    /// The seq of the last event in the database (0 when none).
+    public var lastShippedSequence: Int64
+    /// The last committed seq the shipper knows of in the log.
+    public var logLastSequence: Int64
+    /// When the last shipped event was appended to the log, if any was shipped.
+    public var lastShippedAt: Timestamp?
+    /// When the batch was committed.
+    public var committedAt: Timestamp
+
+    /// Events committed in the log and not yet in the database.
+    public var lag: Int64 { max(0, logLastSequence - lastShippedSequence) }
+  }
+
+  /// The log shipped.
+  public let logPath: String
+  /// The follower that reads the log; `stop()` it (from any thread) to end `ship` after the
+  /// batch being written.
+  public let follower: LogFollower
+  private let connection: PostgresConnection
+  private let batchSize: Int
+  private let clock: @Sendable () -> Timestamp
+  /// The id of the log's first event, which names the log in `replay_shipped`; nil while the
+  /// log is empty.
+  private var logID: String?
+  private var progress: Progress
+  /// The shipped event's id the log must hold at `progress.lastShippedSequence`, until checked.
+  private var unverifiedID: String?
+  /// The events read and not yet committed.
+  private var batch = Batch()
+  /// The INSERT of a full batch, built once.
+  private let fullBatchStatement: String
+
+  /// Reads where the database stands for this log and prepares to ship from there.
+  /// - Parameters:
+  ///   - logPath: The log.
+  ///   - connection: A connection to a database `replay pg init` prepared.
+  ///   - batchSize: Events a transaction at most.
+  ///   - lockWait: How long to wait for another shipper of the same log to let go (a killed
+  ///     one's session ends when the server sees its socket closed).
+  ///   - clock: The time a batch is committed, for `Progress`.
+  /// - Throws: `PostgresError` (`.schemaMissing`, `.shipperBusy`, `.anotherLog`, ...),
+  ///   `EngineError` for a missing or damaged log.
+  public init(
+    logPath: String, connection: PostgresConnection, batchSize: Int = 1000,
+    lockWait: Duration = .seconds(5),
+    clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }
+  ) throws {
+    precondition(batchSize >= 1, "a batch holds at least one event")
+    self.logPath = logPath
+    self.connection = connection
+    self.batchSize = batchSize
+    self.clock = clock
+    fullBatchStatement = Batch.insertStatement(rows: batchSize)
+    try MessageStoreSchema.requireTables(on: connection)
+    var firstID: String?
+    let summary = try LogReader(path: logPath).forEachEvent(through: 1) { line in
+      firstID = line.id.description
+      return false
+    }
+    let file = try FileDescriptor.open(logPath, .readOnly)
+    defer { file.close() }
+    let logEnd = try LogTail.examine(file, path: logPath).lastSequence
+    progress = Progress(
+      shippedEvents: 0, lastShippedSequence: 0, logLastSequence: max(logEnd, summary.lastSequence),
+      lastShippedAt: nil, committedAt: clock())
+    var start = FollowStart.beginning
+    if let firstID {
+      try Self.lock(logID: firstID, logPath: logPath, connection: connection, waiting: lockWait)
+      logID = firstID
+      let row = try connection.query(
+        "SELECT seq, event_id FROM message_store.replay_shipped WHERE log_id = $1::uuid",
+        [firstID]
+      ).rows.first
+      if let row, let seq = row[0].flatMap({ Int64($0) }), seq > 0 {
+        progress.lastShippedSequence = seq
+        unverifiedID = row[1]
+        start = .afterSequence(seq - 1)
+      }
+    }
+    follower = LogFollower(path: logPath, from: start)
+  }
+
+  /// Ships every committed event not yet in the database, then (when `following`) each new one
+  /// as it is committed, until `follower.stop()`.
+  /// - Parameter report: Called after each committed batch (and once when caught up).
+  /// - Returns: Where shipping stands at the end.
+  /// - Throws: `PostgresError` (the server gone, a timeout, a refused row), `EngineError`,
+  ///   `FollowError`; every batch committed before the error stays shipped.
+  public func ship(following: Bool, report: (Progress) -> Void = { _ in }) throws -> Progress {
+    try follower.follow(
+      caughtUp: {
+        try requireVerified()
+        if batch.count == 0 { report(progress) }
+        try commit(report)
+        return following
+      },
+      { line in
+        progress.logLastSequence = max(progress.logLastSequence, line.sequence)
+        if let expected = unverifiedID {
+          // The first line read is the last one shipped: it must be the same event.
+          let found = line.id.description
+          guard line.sequence == progress.lastShippedSequence, found == expected else {
+            throw PostgresError.anotherLog(
+              logPath: logPath,
+              detail:
+                "its last shipped event, seq \(progress.lastShippedSequence), is \(expected), "
+                + "but the log has \(found) at seq \(line.sequence)")
+          }
+          unverifiedID = nil
+          return true
+        }
+        if logID == nil {
+          // The log was empty when shipping started: its first event names it now.
+          let id = line.id.description
+          try Self.lock(
+            logID: id, logPath: logPath, connection: connection, waiting: .seconds(5))
+          logID = id
+        }
+        batch.append(line)
+        if batch.count >= batchSize { try commit(report) }
+        return true
+      })
+    try commit(report)
+    return progress
+  }
+
+  private func requireVerified() throws(PostgresError) {
+    if let expected = unverifiedID {
+      throw .anotherLog(
+        logPath: logPath,
+        detail:
+          "its last shipped event is seq \(progress.lastShippedSequence) (\(expected)), but "
+          + "the log ends at seq \(progress.logLastSequence)")
+    }
+  }
+
+  /// Writes the batch's rows and the new position in one transaction, then reports.
+  private func commit(_ report: (Progress) -> Void) throws(PostgresError) {
+    guard batch.count > 0, let logID, let last = batch.last else { return }
+    try connection.execute("BEGIN")
+    do throws(PostgresError) {
+      let insert =
+        batch.count == batchSize ? fullBatchStatement : Batch.insertStatement(rows: batch.count)
+      try connection.query(insert, batch.parameters)
+      let moved = try connection.query(
+        """
+        INSERT INTO message_store.replay_shipped AS shipped (log_id, seq, event_id, log_path)
+        VALUES ($1::uuid, $2::bigint, $3::uuid, $4)
+        ON CONFLICT (log_id) DO UPDATE SET seq = excluded.seq, event_id = excluded.event_id,
+          log_path = excluded.log_path, shipped_at = now()
+        WHERE shipped.seq = $5::bigint
+        """,
+        [
+          logID, String(last.sequence), last.id, logPath,
+          String(progress.lastShippedSequence),
+        ])
+      guard moved.affectedRows == 1 else {
+        throw PostgresError.shipperBusy(logPath: logPath)
+      }
+      try connection.execute("COMMIT")
+    } catch {
+      _ = try? connection.execute("ROLLBACK")
+      throw error
+    }
+    progress.shippedEvents += Int64(batch.count)
+    progress.lastShippedSequence = last.sequence
+    progress.lastShippedAt = last.timestamp
+    progress.committedAt = clock()
+    batch.removeAll()
+    report(progress)
+  }
+
+  /// Takes the session's advisory lock for shipping this log, waiting up to `waiting`.
+  private static func lock(
+    logID: String, logPath: String, connection: PostgresConnection, waiting: Duration
+  ) throws(PostgresError) {
+    let deadline = ContinuousClock.now + waiting
+    while true {
+      let taken = try connection.query(
+        "SELECT pg_try_advisory_lock(hashtext('replay ship ' || $1))", [logID]
+      ).rows.first?.first
+      if taken == "t" { return }
+      guard ContinuousClock.now < deadline else { throw .shipperBusy(logPath: logPath) }
+      usleep(100_000)
+    }
+  }
+}
+
+/// The rows of one batch, as the INSERT's text parameters, 7 an event.
+private struct Batch {
+  var parameters = PostgresConnection.Parameters()
+  private(set) var count = 0
+  /// The last event's seq, id and time.
+  private(set) var last: (sequence: Int64, id: String, timestamp: Timestamp)?
+
+  static let columns = 7
+
+  mutating func append(_ line: EventLine) {
+    let id = line.id.description
+    parameters.append(id)
+    if line.streamSlice.hasEscapes {
+      parameters.append(line.stream)
+    } else {
+      parameters.append(utf8: UnsafeRawBufferPointer(line.streamBytes))
+    }
+    parameters.append(line.version - 1)
+    if line.typeSlice.hasEscapes {
+      parameters.append(line.type)
+    } else {
+      parameters.append(utf8: UnsafeRawBufferPointer(line.typeBytes))
+    }
+    // The payload as stored: sealed personal data stays sealed.
+    parameters.append(utf8: line.data)
+    let at = UnsafeRawBufferPointer(start: line.base + line.timestampOffset, count: 24)
+    var metadata = JSONWriter(capacity: 256)
+    metadata.beginObject()
+    metadata.key("seq")
+    metadata.integer(line.sequence)
+    metadata.key("at")
+    metadata.string(String(decoding: at, as: UTF8.self))
+    metadata.key("schema")
+    metadata.integer(line.schemaVersion)
+    let audit = line.metadata()
+    for (key, value) in [
+      ("actor", audit.actor), ("reason", audit.reason), ("correlation", audit.correlation),
+      ("causation", audit.causation),
+    ] {
+      if let value {
+        metadata.key(key)
+        metadata.string(value)
+      }
+    }
+    metadata.endObject()
+    metadata.bytes.withUnsafeBytes { parameters.append(utf8: $0) }
+    // `time` is timestamp without time zone: the `Z` of the log's form is ignored, as it
+    // should be (the log's times are UTC).
+    parameters.append(utf8: at)
+    count += 1
+    last = (line.sequence, id, line.timestamp)
+  }
+
+  mutating func removeAll() {
+    parameters.removeAll()
+    count = 0
+    last = nil
+  }
+
+  /// `INSERT ... VALUES ($1::uuid, ...), (...)` for `rows` rows: one statement a batch, so the
+  /// rows get `global_position`s in seq order.
+  static func insertStatement(rows: Int) -> String {
+    var sql =
+      "INSERT INTO message_store.messages (id, stream_name, position, type, data, metadata, time)"
+      + " VALUES "
+    for row in 0..<rows {
+      let first = row * columns
+      if row > 0 { sql += ", " }
+      sql +=
+        "($\(first + 1)::uuid, $\(first + 2), $\(first + 3)::bigint, $\(first + 4),"
+        + " $\(first + 5)::jsonb, $\(first + 6)::jsonb, $\(first + 7)::timestamp)"
+    }
+    return sql
+  }
+}

@@ -1,0 +1,242 @@
+import Events
+import Foundation
+
+/// One connection to a PostgreSQL server through libpq, loaded at run time (see `LibPQ`).
+///
+/// The one owner of the libpq connection: every statement passes through it, and it closes the
+/// connection when it goes away. Not for use from two threads at once.
+///
+/// ```swift
+/// let connection = try PostgresConnection(url: "postgresql://ana@db.example/app?sslmode=verify-full")
+/// let rows = try connection.query("SELECT stream_version($1)", ["contact-13"]).rows
+/// ```
+public final class PostgresConnection {
+  private let library: LibPQ
+  private var handle: LibPQ.Handle?
+  /// The URL as given, without its password: safe to print.
+  public let target: String
+
+  /// Connects and sets the session's encoding to UTF-8.
+  /// - Parameter url: A libpq connection string: a `postgresql://` URL or `key=value` pairs.
+  /// - Throws: `PostgresError.libraryMissing`, `.connectionFailed`, `.authenticationFailed`.
+  public init(url: String) throws(PostgresError) {
+    library = try LibPQ.shared.get()
+    target = Self.redacted(url)
+    guard let handle = library.connect(url) else {
+      throw .connectionFailed(target: target, message: "libpq could not allocate a connection")
+    }
+    guard library.status(handle) == LibPQ.connectionOK else {
+      let message = Self.trimmed(library.errorMessage(handle))
+      let refusedCredentials = library.needsPassword(handle) != 0 || Self.isAuthentication(message)
+      library.finish(handle)
+      throw refusedCredentials
+        ? .authenticationFailed(target: target, message: message)
+        : .connectionFailed(target: target, message: message)
+    }
+    self.handle = handle
+    try execute("SET client_encoding TO 'UTF8'; SET client_min_messages TO warning")
+  }
+
+  deinit { close() }
+
+  /// Closes the connection; later statements fail with `connectionLost`.
+  public func close() {
+    if let handle { library.finish(handle) }
+    handle = nil
+  }
+
+  /// The server's version as a number, such as 150004 for 15.4.
+  public var serverVersion: Int { Int(library.serverVersion(handle)) }
+
+  /// Whether the connection is encrypted with TLS.
+  public var isEncrypted: Bool { library.sslInUse(handle) != 0 }
+
+  /// What a statement returned: its rows as text (`nil` for SQL NULL) and the rows it changed.
+  public struct Result: Sendable, Equatable {
+    /// The rows, each value as the server's text form.
+    public var rows: [[String?]]
+    /// The rows an INSERT, UPDATE or DELETE changed (0 for other statements).
+    public var affectedRows: Int
+  }
+
+  /// Runs one or more statements without parameters (the simple query protocol).
+  /// - Returns: The last statement's result.
+  /// - Throws: `PostgresError`.
+  @discardableResult
+  public func execute(_ sql: String) throws(PostgresError) -> Result {
+    guard let handle else { throw .connectionLost(message: "the connection is closed") }
+    return try consume(library.exec(handle, sql), statement: sql)
+  }
+
+  /// Runs one statement with text parameters `$1`, `$2`, ... (the extended query protocol:
+  /// values are never spliced into the SQL).
+  /// - Throws: `PostgresError`.
+  @discardableResult
+  public func query(_ sql: String, _ parameters: [String?]) throws(PostgresError) -> Result {
+    var buffer = Parameters()
+    for parameter in parameters {
+      if let parameter { buffer.append(parameter) } else { buffer.appendNull() }
+    }
+    return try query(sql, buffer)
+  }
+
+  /// Runs one statement with the text parameters collected in `parameters`.
+  /// - Throws: `PostgresError`.
+  @discardableResult
+  func query(_ sql: String, _ parameters: Parameters) throws(PostgresError) -> Result {
+    guard let handle else { throw .connectionLost(message: "the connection is closed") }
+    let result = parameters.bytes.withUnsafeBytes { bytes in
+      // Every pointer lives only inside this closure: libpq copies the values before returning.
+      let pointers: [UnsafePointer<CChar>?] = parameters.offsets.map { offset in
+        offset < 0
+          ? nil : bytes.baseAddress.map { ($0 + offset).assumingMemoryBound(to: CChar.self) }
+      }
+      return pointers.withUnsafeBufferPointer { values in
+        library.execParams(
+          handle, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
+      }
+    }
+    return try consume(result, statement: sql)
+  }
+
+  /// Text parameters for `query`, kept in one buffer (each ends with a NUL), so that a batch of
+  /// thousands costs no allocation a value.
+  struct Parameters: Sendable {
+    var bytes: [UInt8] = []
+    /// Where each value starts in `bytes`; -1 for SQL NULL.
+    var offsets: [Int] = []
+
+    init() {}
+
+    /// The number of parameters.
+    var count: Int { offsets.count }
+
+    mutating func append(_ text: String) {
+      offsets.append(bytes.count)
+      bytes.append(contentsOf: text.utf8)
+      bytes.append(0)
+    }
+
+    /// Appends a value given as UTF-8 bytes (which must hold no NUL).
+    mutating func append(utf8: UnsafeRawBufferPointer) {
+      offsets.append(bytes.count)
+      bytes.append(contentsOf: utf8)
+      bytes.append(0)
+    }
+
+    mutating func append(_ number: Int64) {
+      offsets.append(bytes.count)
+      JSONWriter.appendDecimal(number, to: &bytes)
+      bytes.append(0)
+    }
+
+    mutating func appendNull() {
+      offsets.append(-1)
+    }
+
+    mutating func removeAll() {
+      bytes.removeAll(keepingCapacity: true)
+      offsets.removeAll(keepingCapacity: true)
+    }
+  }
+
+  private func consume(_ result: LibPQ.Handle?, statement: String) throws(PostgresError) -> Result {
+    defer { library.clear(result) }
+    let status = library.resultStatus(result)
+    if result != nil, status == LibPQ.commandOK || status == LibPQ.tuplesOK {
+      let rowCount = library.rowCount(result)
+      let columnCount = library.columnCount(result)
+      var rows: [[String?]] = []
+      rows.reserveCapacity(Int(rowCount))
+      for row in 0..<rowCount {
+        var values: [String?] = []
+        values.reserveCapacity(Int(columnCount))
+        for column in 0..<columnCount {
+          if library.isNull(result, row, column) != 0 {
+            values.append(nil)
+          } else {
+            values.append(library.value(result, row, column).map { String(cString: $0) } ?? "")
+          }
+        }
+        rows.append(values)
+      }
+      let affected = library.affectedRows(result).map { Int(String(cString: $0)) ?? 0 } ?? 0
+      return Result(rows: rows, affectedRows: affected)
+    }
+    throw classify(result, statement: statement)
+  }
+
+  /// The error a failed statement deserves: a broken connection, a timeout, or the server's
+  /// refusal with its SQLSTATE.
+  private func classify(_ result: LibPQ.Handle?, statement: String) -> PostgresError {
+    let sqlState = library.resultErrorField(result, LibPQ.fieldSQLState).map { String(cString: $0) }
+    var message =
+      result.flatMap { Self.trimmed(library.resultErrorMessage($0)) }
+      .flatMap { $0.isEmpty ? nil : $0 } ?? Self.trimmed(library.errorMessage(handle))
+    if let primary = library.resultErrorField(result, LibPQ.fieldMessage) {
+      message = String(cString: primary)
+      if let detail = library.resultErrorField(result, LibPQ.fieldDetail) {
+        message += " (\(String(cString: detail)))"
+      }
+    }
+    if library.status(handle) != LibPQ.connectionOK || sqlState?.hasPrefix("08") == true
+      || ["57P01", "57P02", "57P03"].contains(sqlState ?? "")
+    {
+      return .connectionLost(message: message)
+    }
+    if sqlState == "57014" || sqlState == "55P03" {
+      return .statementTimeout(message: message)
+    }
+    return .statementFailed(
+      sqlState: sqlState ?? "?????", message: message, statement: Self.summary(of: statement))
+  }
+
+  /// A statement's first words, for error messages (a batch's text runs to megabytes).
+  static func summary(of statement: String) -> String {
+    let words = statement.split(whereSeparator: { $0 == " " || $0 == "\n" }).prefix(4)
+    return "'" + words.joined(separator: " ") + (words.count == 4 ? " …'" : "'")
+  }
+
+  static func trimmed(_ text: UnsafeMutablePointer<CChar>?) -> String {
+    guard let text else { return "" }
+    var message = String(cString: text)
+    while let last = message.last, last.isWhitespace { message.removeLast() }
+    // libpq's messages can span lines ("connection to server ... failed: FATAL: ...").
+    return message.split(separator: "\n").map { $0.trimmingSpaces() }.joined(separator: " ")
+  }
+
+  static func isAuthentication(_ message: String) -> Bool {
+    ["authentication failed", "no password supplied", "pg_hba.conf", "password is required"]
+      .contains { message.contains($0) }
+  }
+
+  /// `url` with its password replaced by `***`, in both the URL and the `key=value` forms.
+  public static func redacted(_ url: String) -> String {
+    var text = url
+    if let scheme = text.range(of: "://") {
+      let authorityEnd = text[scheme.upperBound...].firstIndex(where: { "/?".contains($0) })
+      let authority = scheme.upperBound..<(authorityEnd ?? text.endIndex)
+      if let at = text[authority].lastIndex(of: "@"),
+        let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
+      {
+        text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+      }
+    }
+    var result = ""
+    var rest = Substring(text)
+    while let range = rest.range(of: "password=") {
+      result += rest[..<range.upperBound] + "***"
+      rest = rest[range.upperBound...]
+      let end = rest.firstIndex(where: { $0 == "&" || $0 == " " }) ?? rest.endIndex
+      rest = rest[end...]
+    }
+    return result + rest
+  }
+}
+
+extension Substring {
+  fileprivate func trimmingSpaces() -> String {
+    String(
+      drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " }).reversed())
+  }
+}

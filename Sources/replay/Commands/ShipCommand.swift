@@ -1,0 +1,116 @@
+import Engine
+import Events
+import Foundation
+
+/// `replay ship`: the log's committed events into a PostgreSQL database in Message DB's schema.
+enum ShipCommand {
+  static let command = Command(
+    name: "ship",
+    abstract: "Ship the log's events into PostgreSQL (Message DB's schema), exactly once each.",
+    discussion: """
+      Every committed event not yet in the database is inserted into message_store.messages, \
+      in seq order, in batches; each batch and the last seq shipped are committed in one \
+      transaction, so a shipper killed at any instant neither loses nor repeats an event: run \
+      it again and it resumes. --follow then ships each event as it is committed, until \
+      Ctrl-C. Payloads are shipped as stored: sealed personal data stays sealed (the key \
+      store is not shipped). Prepare the database with 'replay pg init <url>' first.
+      """,
+    options: [
+      CommonOptions.log,
+      Option(
+        names: ["--to"], valueName: "url", help: "The database, as a libpq connection string.",
+        isRequired: true),
+      Option.flag(["-f", "--follow"], help: "Keep shipping new events as they are committed."),
+      Option(
+        names: ["--batch"], valueName: "n", help: "Events a transaction at most.",
+        defaultValue: "1000"),
+      Option.flag(
+        ["--json"],
+        help: "Print a JSON line after each batch (at most one a second) and at the end."),
+    ],
+    run: run)
+
+  static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    let batchSize = try invocation.parse("--batch", expecting: "expected a whole number 1-8000") {
+      Int($0).flatMap { (1...8000).contains($0) ? $0 : nil }
+    }
+    let json = invocation.flag("--json")
+    let following = invocation.flag("--follow")
+    let connection = try PostgresConnection(url: invocation.requiredValue("--to"))
+    defer { connection.close() }
+    let shipper = try LogShipper(
+      logPath: invocation.logPath, connection: connection, batchSize: batchSize ?? 1000)
+    let stop = following ? FollowInterruption(stopping: shipper.follower) : nil
+    defer { stop?.cancel() }
+    let terminal = invocation.terminal
+    let showsProgress = !json && isatty(STDERR_FILENO) == 1
+    let started = ContinuousClock.now
+    var lastReport = ContinuousClock.now - .seconds(10)
+    var progressShown = false
+    var lastPrinted: LogShipper.Progress?
+    var lastShown: LogShipper.Progress?
+    func rate(_ progress: LogShipper.Progress) -> Int64 {
+      let elapsed = ContinuousClock.now - started
+      let seconds =
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      return seconds > 0 ? Int64(Double(progress.shippedEvents) / seconds) : 0
+    }
+    let final = try shipper.ship(following: following) { progress in
+      let now = ContinuousClock.now
+      // At most a line a second while catching up; always the line that says it caught up,
+      // once (the batch's report and the caught-up one are the same progress).
+      guard now - lastReport >= .seconds(1) || progress.lag == 0, progress != lastShown else {
+        return
+      }
+      lastShown = progress
+      lastReport = now
+      if json {
+        lastPrinted = progress
+        terminal.write(bytes: line(progress, eventsPerSecond: rate(progress)))
+        terminal.flush()
+      } else if showsProgress {
+        progressShown = true
+        terminal.writeError(
+          "\rshipped \(progress.shippedEvents) events, seq \(progress.lastShippedSequence) of "
+            + "\(progress.logLastSequence), \(rate(progress)) events/s\u{1B}[K")
+      }
+    }
+    if progressShown { terminal.writeError("\r\u{1B}[K") }
+    if json {
+      if lastPrinted != final { terminal.write(bytes: line(final, eventsPerSecond: rate(final))) }
+    } else {
+      terminal.write(
+        final.shippedEvents == 0
+          ? "nothing to ship: '\(connection.target)' has every event up to seq "
+            + "\(final.lastShippedSequence)\n"
+          : "shipped \(final.shippedEvents) events (up to seq \(final.lastShippedSequence)) to "
+            + "'\(connection.target)'\n")
+    }
+    return .success
+  }
+
+  /// `{"shipped":…,"seq":…,"logSeq":…,"lag":…,"lagMilliseconds":…,"eventsPerSecond":…}`:
+  /// `lag` counts the events committed in the log and not yet shipped; `lagMilliseconds` is
+  /// how long after its append the last shipped event was committed in PostgreSQL.
+  static func line(_ progress: LogShipper.Progress, eventsPerSecond: Int64) -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("shipped")
+    writer.integer(progress.shippedEvents)
+    writer.key("seq")
+    writer.integer(progress.lastShippedSequence)
+    writer.key("logSeq")
+    writer.integer(progress.logLastSequence)
+    writer.key("lag")
+    writer.integer(progress.lag)
+    if let at = progress.lastShippedAt {
+      writer.key("lagMilliseconds")
+      writer.integer(
+        max(0, progress.committedAt.millisecondsSince1970 - at.millisecondsSince1970))
+    }
+    writer.key("eventsPerSecond")
+    writer.integer(eventsPerSecond)
+    writer.endObject()
+    return writer.bytes + [0x0A]
+  }
+}

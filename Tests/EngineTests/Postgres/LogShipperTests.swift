@@ -1,0 +1,213 @@
+import Events
+import Foundation
+import Testing
+
+@testable import Engine
+
+@Suite(.enabled(if: PostgresTestServer.isAvailable, "no initdb/pg_ctl here: skipped"))
+struct LogShipperTests {
+  @Test func theShippedTableEqualsTheLogEventForEventAndARerunShipsOnlyWhatIsNew() throws {
+    try withTemporaryDirectory { directory in
+      let server = try PostgresTestServer()
+      defer { try? server.stop(removing: true) }
+      let connection = try PostgresConnection(url: server.url())
+      _ = try MessageStoreSchema.install(on: connection)
+      let full = try makeGeneratedLog(in: directory, count: 4000, seed: "ship")
+      let path = directory + "/shipped.jsonl"
+      let bytes = try fileBytes(full)
+      // The first two writes (1000 events each), then the rest as another process appends it.
+      let cut = try #require(lineEnd(bytes, line: 2000))
+      try writeBytes(Array(bytes[..<cut]), to: path)
+
+      let first = try LogShipper(logPath: path, connection: connection, batchSize: 300)
+        .ship(following: false)
+      #expect(first.shippedEvents == 2000)
+      #expect(first.lastShippedSequence == 2000)
+      try expectTable(connection, equals: path)
+
+      try appendBytes(Array(bytes[cut...]), to: path)
+      var reports: [LogShipper.Progress] = []
+      let second = try LogShipper(logPath: path, connection: connection, batchSize: 300)
+        .ship(following: false) { reports.append($0) }
+      #expect(second.shippedEvents == 2000)
+      #expect(second.lastShippedSequence == 4000)
+      #expect(second.lag == 0)
+      #expect(reports.last == second)
+      try expectTable(connection, equals: full)
+
+      let third = try LogShipper(logPath: path, connection: connection).ship(following: false)
+      #expect(third.shippedEvents == 0)
+      #expect(third.lastShippedSequence == 4000)
+    }
+  }
+
+  @Test func aLogThatIsNotTheShippedOneIsRefused() throws {
+    try withTemporaryDirectory { directory in
+      let server = try PostgresTestServer()
+      defer { try? server.stop(removing: true) }
+      let connection = try PostgresConnection(url: server.url())
+      _ = try MessageStoreSchema.install(on: connection)
+      let full = try makeGeneratedLog(in: directory, count: 3000, seed: "ship")
+      _ = try LogShipper(logPath: full, connection: connection).ship(following: false)
+      // The same log cut back to its first 2000 events: it begins the same, but the database
+      // holds events it does not have.
+      let bytes = try fileBytes(full)
+      let shorter = directory + "/shorter.jsonl"
+      try writeBytes(Array(bytes[..<(try #require(lineEnd(bytes, line: 2000)))]), to: shorter)
+      let error = thrownPostgresError {
+        _ = try LogShipper(logPath: shorter, connection: connection).ship(following: false)
+      }
+      guard case .anotherLog(_, let detail) = error else {
+        Issue.record("expected anotherLog, got \(String(describing: error))")
+        return
+      }
+      #expect(detail.contains("seq 3000"))
+      #expect(detail.contains("ends at seq 2000"))
+      #expect(try count(connection) == 3000)
+    }
+  }
+
+  @Test func followingShipsEachEventAsItIsCommitted() throws {
+    try withTemporaryDirectory { directory in
+      let server = try PostgresTestServer()
+      defer { try? server.stop(removing: true) }
+      let setup = try PostgresConnection(url: server.url())
+      _ = try MessageStoreSchema.install(on: setup)
+      let full = try makeGeneratedLog(in: directory, count: 3000, seed: "follow")
+      let path = directory + "/followed.jsonl"
+      let bytes = try fileBytes(full)
+      let cut = try #require(lineEnd(bytes, line: 1000))
+      try writeBytes(Array(bytes[..<cut]), to: path)
+
+      let shipper = Box(
+        try LogShipper(logPath: path, connection: PostgresConnection(url: server.url())))
+      let finished = DispatchSemaphore(value: 0)
+      let outcome = Box<(any Error)?>(nil)
+      let thread = Thread {
+        do {
+          _ = try shipper.value.ship(following: true)
+        } catch {
+          outcome.value = error
+        }
+        finished.signal()
+      }
+      thread.start()
+      try waitFor { try count(setup) == 1000 }
+      try appendBytes(Array(bytes[cut...]), to: path)
+      try waitFor { try count(setup) == 3000 }
+      shipper.value.follower.stop()
+      finished.wait()
+      #expect(outcome.value == nil)
+      try expectTable(setup, equals: full)
+    }
+  }
+
+  @Test func aServerStoppedMidShipFailsClearlyAndARerunResumesWithNoGapNorRepeat() throws {
+    try withTemporaryDirectory { directory in
+      let server = try PostgresTestServer()
+      defer { try? server.stop(removing: true) }
+      let path = try makeGeneratedLog(in: directory, count: 4000, seed: "restart")
+      do {
+        let connection = try PostgresConnection(url: server.url())
+        _ = try MessageStoreSchema.install(on: connection)
+        var batches = 0
+        let error = thrownPostgresError {
+          _ = try LogShipper(logPath: path, connection: connection, batchSize: 100)
+            .ship(following: false) { _ in
+              batches += 1
+              if batches == 5 { try? server.stop() }
+            }
+        }
+        guard case .connectionLost = error else {
+          Issue.record("expected connectionLost, got \(String(describing: error))")
+          return
+        }
+      }
+      try server.start()
+      let connection = try PostgresConnection(url: server.url())
+      #expect(try count(connection) == 500)
+      let resumed = try LogShipper(logPath: path, connection: connection, batchSize: 100)
+        .ship(following: false)
+      #expect(resumed.shippedEvents == 3500)
+      try expectTable(connection, equals: path)
+    }
+  }
+}
+
+/// A value handed to another thread; the test reads it only after that thread is done.
+final class Box<Value>: @unchecked Sendable {
+  var value: Value
+  init(_ value: Value) { self.value = value }
+}
+
+/// Checks that `messages` holds the events of the log at `path`, in seq order, each once, with
+/// the documented mapping.
+func expectTable(_ connection: PostgresConnection, equals path: String) throws {
+  let rows = try connection.query(
+    """
+    SELECT id::text, stream_name, position::text, type, data::text, metadata::text,
+      to_char(time, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    FROM message_store.messages ORDER BY global_position
+    """, []
+  ).rows
+  let events = try readAll(path)
+  #expect(rows.count == events.count)
+  for (row, event) in zip(rows, events) {
+    let at = event.timestamp.description
+    #expect(row[0] == event.id.description)
+    #expect(row[1] == event.stream)
+    #expect(row[2] == String(event.version - 1))
+    #expect(row[3] == event.type)
+    #expect(try sameJSON(row[4], event.data))
+    var metadata: [String: Any] = ["seq": event.sequence, "at": at, "schema": event.schemaVersion]
+    metadata["actor"] = event.metadata.actor
+    metadata["reason"] = event.metadata.reason
+    metadata["correlation"] = event.metadata.correlation
+    metadata["causation"] = event.metadata.causation
+    let expected = try JSONSerialization.data(withJSONObject: metadata)
+    #expect(try sameJSON(row[5], Array(expected)))
+    #expect(row[6] == at)
+    if row[0] != event.id.description { return }
+  }
+}
+
+func sameJSON(_ text: String?, _ bytes: [UInt8]) throws -> Bool {
+  guard let text else { return false }
+  let found = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? NSDictionary
+  let wanted = try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary
+  return found != nil && found == wanted
+}
+
+func count(_ connection: PostgresConnection) throws -> Int {
+  let text = try connection.query("SELECT count(*) FROM message_store.messages", []).rows
+  return Int(text.first?.first.flatMap { $0 } ?? "") ?? -1
+}
+
+/// The offset just past line `line` (1-based) of `bytes`.
+func lineEnd(_ bytes: [UInt8], line: Int) -> Int? {
+  var seen = 0
+  for (offset, byte) in bytes.enumerated() where byte == 0x0A {
+    seen += 1
+    if seen == line { return offset + 1 }
+  }
+  return nil
+}
+
+func appendBytes(_ bytes: [UInt8], to path: String) throws {
+  let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+  defer { try? handle.close() }
+  try handle.seekToEnd()
+  try handle.write(contentsOf: Data(bytes))
+}
+
+/// Polls `condition` every 20 ms for up to 20 s.
+func waitFor(_ condition: () throws -> Bool) throws {
+  let deadline = Date().addingTimeInterval(20)
+  while try !condition() {
+    if Date() > deadline {
+      Issue.record("timed out waiting")
+      return
+    }
+    usleep(20_000)
+  }
+}
