@@ -214,7 +214,7 @@ extension EventLog {
     let checkpoints = CheckpointStore(logPath: path)
     var removal = CheckpointRemoval()
     for file in checkpoints.entries().map(\.path) + checkpoints.temporaryFiles() {
-      if unlink(file) == 0 || errno == ENOENT {
+      if PathOperations.unlink(file) == 0 || errno == ENOENT {
         removal.removed += 1
       } else {
         removal.notRemoved.append(file)

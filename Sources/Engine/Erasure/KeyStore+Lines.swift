@@ -271,6 +271,8 @@ extension KeyStore {
   /// - a last line that is whole but for its newline (its crc checks) is a line;
   /// - zero bytes where a torn write's pages never landed are skipped: a line of zeros, or
   ///   zeros before a whole line (a later line of the same write that landed);
+  /// - a last line with zeros inside it or before it whose crc fails is a torn tail too: the
+  ///   pages of its start or its middle never landed;
   /// - a last line that is not whole (no newline, or zeros or a bad crc after which nothing
   ///   whole follows) is a torn tail, never acknowledged: ignored here, cut by the next writer.
   /// - Returns: where the whole lines end, whether a torn tail follows, and whether the last
@@ -309,13 +311,25 @@ extension KeyStore {
               try body(lineNumber, lineStart..<end, line)
               return (raw.count, false, true)
             }
-            guard isLast, zerosToTheEnd, !startsWithWholeLine(content, path: path) else {
+            // Zeros inside the last line, then the rest of a line (not a whole one): a torn
+            // write whose middle pages never landed.
+            let afterZeros = line[(line.lastIndex(of: 0).map { $0 + 1 } ?? line.startIndex)...]
+            let tornInside = !isWhole(UnsafeRawBufferPointer(rebasing: afterZeros), path: path)
+            guard isLast, zerosToTheEnd || tornInside, !startsWithWholeLine(content, path: path)
+            else {
               throw .corrupt(
                 path: path, line: lineNumber + 1,
                 problem: isLast
                   ? "the last line is damaged, not torn (it is not the start of a line)"
                   : "the line is not whole (zero bytes or no end), and lines follow it")
             }
+            return (start, true, false)
+          }
+          if lineStart > start, !isWhole(line, path: path),
+            raw[next...].allSatisfy({ $0 == 0 || $0 == 0x0A })
+          {
+            // Zeros, then the end of a line, then nothing: a torn write whose first pages
+            // never landed (its later ones did).
             return (start, true, false)
           }
           lineNumber += 1

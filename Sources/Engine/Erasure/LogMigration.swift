@@ -84,15 +84,13 @@ public struct LogMigration: Sendable {
       let file = try FileDescriptor.open(temporary, .appendCreating)
       try file.synchronize()
       file.close()
-      guard rename(temporary, output) == 0 else {
+      guard PathOperations.rename(temporary, output) == 0 else {
         throw EngineError.io(path: output, operation: "rename", code: errno)
       }
       FileDescriptor.synchronizeDirectory(containing: output)
       summary.comparedAt = try compare(points: summary.comparedAt)
     } catch {
-      try? FileManager.default.removeItem(atPath: temporary)
-      try? FileManager.default.removeItem(atPath: output)
-      try? FileManager.default.removeItem(atPath: outputKeys)
+      for path in [temporary, output, outputKeys] { PathOperations.unlink(path) }
       throw error
     }
     return summary

@@ -50,7 +50,7 @@ public enum AtomicFile {
     let temporary =
       directory + "/." + name + ".\(getpid())-"
       + String(UInt32.random(in: .min ... .max), radix: 16) + ".tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    let descriptor = PathOperations.createExclusive(temporary, permissions: 0o666)
     guard descriptor >= 0 else {
       throw .cannotCreateOutput(path: path, reason: systemErrorMessage(errno))
     }
@@ -64,13 +64,13 @@ public enum AtomicFile {
       try file.synchronize()
     } catch {
       file.close()
-      unlink(temporary)
+      PathOperations.unlink(temporary)
       throw .cannotCreateOutput(path: path, reason: reason(error))
     }
     file.close()
-    guard rename(temporary, path) == 0 else {
+    guard PathOperations.rename(temporary, path) == 0 else {
       let code = errno
-      unlink(temporary)
+      PathOperations.unlink(temporary)
       throw .cannotCreateOutput(path: path, reason: systemErrorMessage(code))
     }
     FileDescriptor.synchronizeDirectory(containing: path)
@@ -78,7 +78,7 @@ public enum AtomicFile {
 
   /// Writes `bytes` into the device or FIFO at `path`, which stays what it is.
   static func writeDirectly(_ bytes: [UInt8], to path: String) throws(ExportError) {
-    let descriptor = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+    let descriptor = PathOperations.openExisting(path, flags: O_WRONLY | O_NONBLOCK | O_CLOEXEC)
     guard descriptor >= 0 else {
       let code = errno
       let reason = code == ENXIO ? "it is a FIFO that nobody reads" : systemErrorMessage(code)

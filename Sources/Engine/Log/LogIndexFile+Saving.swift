@@ -77,7 +77,7 @@ extension LogIndexFile {
 
     let path = path(forLog: logPath)
     let temporary = "\(path).tmp-\(getpid())"
-    unlink(temporary)
+    PathOperations.unlink(temporary)
     let file = try FileDescriptor.open(temporary, .appendCreating)
     var writer = PagedWriter(file: file)
     do {
@@ -147,12 +147,12 @@ extension LogIndexFile {
       try appendRecent(below: nil, next: &next, to: &writer)
       try writer.finish()
       file.close()
-      guard rename(temporary, path) == 0 else {
+      guard PathOperations.rename(temporary, path) == 0 else {
         throw EngineError.io(path: path, operation: "rename", code: errno)
       }
     } catch {
       file.close()
-      unlink(temporary)
+      PathOperations.unlink(temporary)
       throw error
     }
   }

@@ -3,9 +3,9 @@
 /// A writer cuts torn tails and appends lines, so handed a file that is not its log (a JSON
 /// document, a text file, binary data) it would destroy it. It accepts only an empty file, a
 /// file whose first line decodes as a log line, a file holding nothing but one torn first
-/// line (no `\n` yet, beginning as every writer's first line begins: `{"seq":1,"id":"`), or a
-/// file whose first line holds the zeros of a torn first write (it begins with zeros, or as a
-/// first line does).
+/// line (no `\n` yet, beginning as every writer's first line begins, `{"seq":1,"id":"`, or
+/// torn within those bytes), or a file whose first line holds the zeros of a torn first write
+/// (it begins with zeros, or as a first line does).
 enum LogStart {
   /// How far the first `\n` is looked for.
   static let searchLimit = 64 << 20
@@ -47,12 +47,16 @@ enum LogStart {
     }
   }
 
-  /// Whether `bytes` begin as the line of seq 1 does.
+  /// Whether `bytes` begin as the line of seq 1 does: up to their first zero, they begin with
+  /// `{"seq":1,"id":"`, or are a start of it (a first write torn within its first bytes).
   static func startsLikeFirstLine(_ bytes: [UInt8]) -> Bool {
     let prefix: StaticString = #"{"seq":1,"id":""#
-    guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
+    let content = bytes.prefix { $0 != 0 }
+    guard !content.isEmpty else { return false }
     return prefix.withUTF8Buffer { expected in
-      expected.elementsEqual(bytes.prefix(expected.count))
+      content.count >= expected.count
+        ? expected.elementsEqual(content.prefix(expected.count))
+        : expected.prefix(content.count).elementsEqual(content)
     }
   }
 }

@@ -65,7 +65,7 @@ extension CheckpointStore {
     let kept = policy.kept(entries.map(\.sequence), lastSequence: lastSequence)
     var removed: [Int64] = []
     for entry in entries where !kept.contains(entry.sequence) {
-      if unlink(entry.path) == 0 || errno == ENOENT {
+      if PathOperations.unlink(entry.path) == 0 || errno == ENOENT {
         removed.append(entry.sequence)
       } else {
         explain("could not delete the checkpoint '\(entry.path)': \(systemErrorMessage(errno))")

@@ -177,7 +177,7 @@ public struct CheckpointStore: Sendable {
   public func save(_ models: ReadModels, sequence: Int64, anchor: Anchor) throws {
     try SidecarFile.createDirectory(directory)
     for leftover in temporaryFiles() where SidecarFile.isLeftoverOfDeadProcess(leftover) {
-      unlink(leftover)
+      PathOperations.unlink(leftover)
     }
     try bindToLog()
     let bytes = ReadModelCheckpoint(models: models, sequence: sequence, anchor: anchor.text)
@@ -438,7 +438,7 @@ public struct CheckpointStore: Sendable {
   /// Deletes every checkpoint and the interval setting.
   public func removeAll() throws {
     if FileManager.default.fileExists(atPath: directory) {
-      try FileManager.default.removeItem(atPath: directory)
+      try PathOperations.removeTree(directory)
     }
   }
 }

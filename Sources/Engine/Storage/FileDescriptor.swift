@@ -39,7 +39,12 @@ struct FileDescriptor: Sendable {
     case .appendCreating: flags = O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK
     case .appendExisting: flags = O_RDWR | O_APPEND | O_CLOEXEC | O_NONBLOCK
     }
+    let creates =
+      mode == .appendCreating && StorageRecorder.isRecording && status(atPath: path) == nil
     let descriptor = retryingOnInterrupt { systemOpen(path, flags, 0o644) }
+    if _slowPath(creates), descriptor >= 0, let file = StorageRecorder.identity(of: descriptor) {
+      StorageRecorder.record(.create(path: path, file: file))
+    }
     guard descriptor >= 0 else {
       let code = errno
       if code == ENOENT { throw .fileNotFound(path: path) }
@@ -221,16 +226,42 @@ struct FileDescriptor: Sendable {
 
   /// Writes every byte of `bytes` (at the end: the file is opened for appending).
   func writeAll(_ bytes: UnsafeRawBufferPointer) throws(EngineError) {
-    guard var pointer = bytes.baseAddress else { return }
-    var remaining = bytes.count
-    while remaining > 0 {
-      let written = retryingOnInterrupt { systemWrite(rawValue, pointer, remaining) }
-      guard written > 0 else {
-        throw .io(path: path, operation: "write", code: written < 0 ? errno : EIO)
+    if _slowPath(StorageRecorder.isRecording) { return try writeAllRecorded(bytes) }
+    var written = 0
+    try write(bytes, counting: &written)
+  }
+
+  /// Writes `bytes` from `written` on, adding to `written` as parts land.
+  @inline(__always)
+  private func write(
+    _ bytes: UnsafeRawBufferPointer, counting written: inout Int
+  ) throws(EngineError) {
+    guard let base = bytes.baseAddress else { return }
+    while written < bytes.count {
+      let count = retryingOnInterrupt {
+        systemWrite(rawValue, base + written, bytes.count - written)
       }
-      pointer += written
-      remaining -= written
+      guard count > 0 else {
+        throw .io(path: path, operation: "write", code: count < 0 ? errno : EIO)
+      }
+      written += count
     }
+  }
+
+  /// `writeAll` while a folder is recorded: the bytes that landed, and where, are reported
+  /// (also when a later part fails).
+  @inline(never)
+  private func writeAllRecorded(_ bytes: UnsafeRawBufferPointer) throws(EngineError) {
+    let file = StorageRecorder.identity(of: rawValue)
+    let offset = StorageRecorder.size(of: rawValue)
+    var written = 0
+    defer {
+      if let file, written > 0 {
+        let landed = Array(UnsafeRawBufferPointer(rebasing: bytes[..<written]))
+        StorageRecorder.record(.write(path: path, file: file, offset: offset, bytes: landed))
+      }
+    }
+    try write(bytes, counting: &written)
   }
 
   /// Forces written data (and the size, which reading it back needs) to stable storage.
@@ -238,6 +269,14 @@ struct FileDescriptor: Sendable {
   /// Linux: `fdatasync`. Apple platforms: `fcntl(F_FULLFSYNC)`, since their `fsync` stops at the
   /// drive's cache.
   func synchronize() throws(EngineError) {
+    try synchronizeData()
+    if _slowPath(StorageRecorder.isRecording), let file = StorageRecorder.identity(of: rawValue) {
+      StorageRecorder.record(.synchronize(path: path, file: file))
+    }
+  }
+
+  @inline(__always)
+  private func synchronizeData() throws(EngineError) {
     #if canImport(Darwin)
       if fcntl(rawValue, F_FULLFSYNC) == 0 { return }
       guard fsync(rawValue) == 0 else { throw .io(path: path, operation: "fsync", code: errno) }
@@ -252,6 +291,9 @@ struct FileDescriptor: Sendable {
   func truncate(to size: Int64) throws(EngineError) {
     guard retryingOnInterrupt({ ftruncate(rawValue, off_t(size)) }) == 0 else {
       throw .io(path: path, operation: "truncate", code: errno)
+    }
+    if _slowPath(StorageRecorder.isRecording), let file = StorageRecorder.identity(of: rawValue) {
+      StorageRecorder.record(.truncate(path: path, file: file, size: size))
     }
   }
 
@@ -301,10 +343,7 @@ struct FileDescriptor: Sendable {
     } else {
       directory = "."
     }
-    let descriptor = systemOpen(directory, O_RDONLY | O_CLOEXEC, 0)
-    guard descriptor >= 0 else { return }
-    _ = fsync(descriptor)
-    _ = systemClose(descriptor)
+    _ = PathOperations.synchronize(directory: directory)
   }
 }
 

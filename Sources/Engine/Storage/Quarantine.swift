@@ -45,7 +45,7 @@ public enum Quarantine {
     _ range: Range<Int64>, of file: FileDescriptor, logPath: String, afterSequence: Int64
   ) throws(EngineError) -> String {
     let directory = directory(forLog: logPath)
-    if mkdir(directory, 0o755) == 0 {
+    if PathOperations.makeDirectory(directory, permissions: 0o755) == 0 {
       FileDescriptor.synchronizeDirectory(containing: directory)
     } else if errno != EEXIST || FileDescriptor.status(atPath: directory)?.isDirectory != true {
       throw .io(path: directory, operation: "create the quarantine folder", code: errno)
@@ -53,12 +53,12 @@ public enum Quarantine {
     let stamp = Timestamp(Date()).description.filter { $0.isNumber || $0 == "T" || $0 == "Z" }
     let base = directory + "/\(stamp)-after-seq\(afterSequence)-byte\(range.lowerBound)"
     var path = base + ".jsonl"
-    var descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    var descriptor = PathOperations.createExclusive(path, permissions: 0o644)
     var attempt = 1
     while descriptor < 0, errno == EEXIST, attempt < 100 {
       attempt += 1
       path = base + "-\(attempt).jsonl"
-      descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+      descriptor = PathOperations.createExclusive(path, permissions: 0o644)
     }
     guard descriptor >= 0 else { throw .io(path: path, operation: "create", code: errno) }
     let copy = FileDescriptor(rawValue: descriptor, path: path)
@@ -79,7 +79,7 @@ public enum Quarantine {
       }
       try copy.synchronize()
     } catch {
-      unlink(path)
+      PathOperations.unlink(path)
       throw error
     }
     FileDescriptor.synchronizeDirectory(containing: path)

@@ -33,7 +33,7 @@ enum SidecarFile {
   ///   removed and `path` is as it was.
   static func write(_ bytes: [UInt8], to path: String) throws(EngineError) {
     let temporary = temporaryPath(for: path)
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    let descriptor = PathOperations.createExclusive(temporary, permissions: 0o600)
     guard descriptor >= 0 else {
       throw .io(path: temporary, operation: "create", code: errno)
     }
@@ -48,13 +48,13 @@ enum SidecarFile {
       try file.synchronize()
     } catch {
       file.close()
-      unlink(temporary)
+      PathOperations.unlink(temporary)
       throw error
     }
     file.close()
-    guard rename(temporary, path) == 0 else {
+    guard PathOperations.rename(temporary, path) == 0 else {
       let code = errno
-      unlink(temporary)
+      PathOperations.unlink(temporary)
       throw .io(path: path, operation: "rename", code: code)
     }
     try synchronizeDirectory(containing: path)
@@ -66,12 +66,12 @@ enum SidecarFile {
   /// - Throws: `EngineError.io` saying which.
   static func checkRewritable(_ path: String) throws(EngineError) {
     let temporary = temporaryPath(for: path)
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    let descriptor = PathOperations.createExclusive(temporary, permissions: 0o600)
     guard descriptor >= 0 else {
       throw .io(path: temporary, operation: "create", code: errno)
     }
     close(descriptor)
-    unlink(temporary)
+    PathOperations.unlink(temporary)
     if access(path, F_OK) == 0, access(path, W_OK) != 0 {
       throw .io(path: path, operation: "open for writing", code: errno)
     }
@@ -123,7 +123,7 @@ enum SidecarFile {
   static func removeLeftovers(of path: String, deadOnly: Bool) -> [String] {
     let leftovers = leftovers(of: path, deadOnly: deadOnly)
     guard !leftovers.isEmpty else { return [] }
-    let failed = leftovers.filter { unlink($0) != 0 && errno != ENOENT }
+    let failed = leftovers.filter { PathOperations.unlink($0) != 0 && errno != ENOENT }
     try? synchronizeDirectory(containing: path)
     return failed
   }
@@ -137,14 +137,11 @@ enum SidecarFile {
 
   /// Syncs the folder `directory` itself, so that its new entries and unlinks survive.
   static func synchronize(directory: String) throws(EngineError) {
-    let descriptor = open(directory, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
-      throw .io(path: directory, operation: "open", code: errno)
-    }
-    defer { close(descriptor) }
     // Some file systems refuse fsync on a folder (EINVAL): there is nothing more to do there.
-    if fsync(descriptor) != 0, errno != EINVAL {
-      throw .io(path: directory, operation: "fsync", code: errno)
+    if PathOperations.synchronize(directory: directory) != 0, errno != EINVAL {
+      let code = errno
+      let opens = FileDescriptor.status(atPath: directory) != nil
+      throw .io(path: directory, operation: opens ? "fsync" : "open", code: code)
     }
   }
 
@@ -154,7 +151,7 @@ enum SidecarFile {
   static func createDirectory(_ path: String) throws(EngineError) {
     var info = stat()
     if stat(path, &info) == 0 { return }
-    guard mkdir(path, 0o777) == 0 || errno == EEXIST else {
+    guard PathOperations.makeDirectory(path, permissions: 0o777) == 0 || errno == EEXIST else {
       throw .io(path: path, operation: "mkdir", code: errno)
     }
     try synchronizeDirectory(containing: path)
@@ -180,7 +177,7 @@ enum SidecarFile {
   /// - Returns: whether it is gone (or was never there).
   @discardableResult
   static func remove(_ path: String) -> Bool {
-    guard unlink(path) == 0 || errno == ENOENT else { return false }
+    guard PathOperations.unlink(path) == 0 || errno == ENOENT else { return false }
     try? synchronizeDirectory(containing: path)
     return true
   }
