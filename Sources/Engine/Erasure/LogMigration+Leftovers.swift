@@ -59,7 +59,7 @@ extension LogMigration {
     }
     var removed: [Leftovers] = []
     for leftover in found {
-      for path in leftover.paths where unlink(path) != 0 && errno != ENOENT {
+      for path in leftover.paths where PathOperations.unlink(path) != 0 && errno != ENOENT {
         throw EngineError.io(path: path, operation: "remove", code: errno)
       }
       removed.append(leftover)
