@@ -21,13 +21,17 @@ import Testing
         number and exits 74. It never repairs anything ('replay repair' does). On a
         terminal, standard error shows the progress of a long check.
 
-        USAGE: replay verify [--log <path>] [--digest <seq:sha256>] [--json]
+        USAGE: replay verify [--log <path>] [--digest <seq:sha256>] [--note <file>] [--key <verifier-key>] [--json]
 
         OPTIONS:
           --log <path>            The event log file. (default: $REPLAY_LOG, else
                                   ./events.jsonl)
           --digest <seq:sha256>   Also prove the log still begins with the events a
                                   'replay digest' covered.
+          --note <file>           Instead: check the log against a signed tree head
+                                  ('replay head --sign').
+          --key <verifier-key>    The key the --note must be signed with (or a file
+                                  holding it).
           --json                  Print JSON instead of a table.
           --version               Show the version.
           -h, --help              Show help information.
