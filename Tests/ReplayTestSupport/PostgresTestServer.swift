@@ -135,10 +135,14 @@ public final class PostgresTestServer: @unchecked Sendable {
   static func run(_ program: String, _ arguments: [String]) throws -> String {
     let outputPath = "/tmp/replay-pg-output-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: outputPath) }
+    // As `nobody`, from `/`: the caller's folder may be one `nobody` cannot enter (a CI clone
+    // in a 0700 `mktemp -d`), and psql says so on its output.
     let argv =
       geteuid() == 0
-      ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", program]
-        + arguments
+      ? [
+        "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+        "/usr/bin/env", "-C", "/", program,
+      ] + arguments
       : [program] + arguments
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
