@@ -13,7 +13,7 @@ extension SignedNote.Signer {
   /// - Throws: `EngineError.io` naming the step that failed (`EEXIST` when the file exists);
   ///   nothing is left behind on failure.
   public func writePrivateKey(to path: String) throws(EngineError) {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    let descriptor = PathOperations.createExclusive(path, permissions: 0o600)
     guard descriptor >= 0 else { throw .io(path: path, operation: "create", code: errno) }
     let file = FileDescriptor(rawValue: descriptor, path: path)
     do throws(EngineError) {
@@ -28,7 +28,7 @@ extension SignedNote.Signer {
       try SidecarFile.synchronizeDirectory(containing: path)
     } catch {
       file.close()
-      unlink(path)
+      PathOperations.unlink(path)
       throw error
     }
   }
