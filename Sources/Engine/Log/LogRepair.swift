@@ -107,10 +107,12 @@ public struct LogRepair: Sendable {
       try written.get()
       try file.synchronize()
     }
+    // `examine` listed them; each is removed by its name.
     let checkpoints = CheckpointStore(logPath: path)
-    for entry in checkpoints.entries() where cut.staleCheckpoints.contains(entry.sequence) {
-      guard SidecarFile.remove(entry.path) else {
-        throw EngineError.io(path: entry.path, operation: "unlink", code: errno)
+    for sequence in cut.staleCheckpoints {
+      let stale = checkpoints.path(for: sequence)
+      guard SidecarFile.remove(stale) else {
+        throw EngineError.io(path: stale, operation: "unlink", code: errno)
       }
     }
     return (cut, saved)

@@ -82,11 +82,8 @@ struct TreeFile: Equatable {
     guard let device = word(), let inode = word() else { return nil }
     self.log = LogFileIdentity(device: device, inode: inode)
     func integer() -> Int64? {
-      guard position + 8 <= count - 32 else { return nil }
-      var value: UInt64 = 0
-      for index in (0..<8).reversed() { value = value << 8 | UInt64(bytes[position + index]) }
-      position += 8
-      return value <= UInt64(Int64.max) ? Int64(value) : nil
+      guard let value = word(), value <= UInt64(Int64.max) else { return nil }
+      return Int64(value)
     }
     func hash() -> [UInt8]? {
       guard position + 32 <= count - 32 else { return nil }
