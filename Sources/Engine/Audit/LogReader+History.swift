@@ -40,7 +40,7 @@ extension LogReader {
     } else {
       throw AuditError.ambiguousEntity(input: nameOrID, streams: found.map(\.name))
     }
-    return try Self.fold(events[chosen.name]?.events ?? [], of: chosen, path: path)
+    return try Self.fold(events[chosen.name]?.events ?? [], of: chosen, log: openLog)
   }
 
   /// Folds one stream's events alone into fresh read models, recording the entity's entry
@@ -48,7 +48,7 @@ extension LogReader {
   /// left out of the history: building an entry after every event of a long stream costs more
   /// than folding it).
   static func fold(
-    _ events: [RecordedEvent], of stream: EntityStream, path: String, recordingFrom first: Int = 0
+    _ events: [RecordedEvent], of stream: EntityStream, log: OpenLog, recordingFrom first: Int = 0
   ) throws -> EntityHistory {
     var models = ReadModels()
     let modelName = stream.modelName
@@ -59,7 +59,7 @@ extension LogReader {
     history.events.reserveCapacity(max(0, events.count - first))
     var current = first == 0 ? entry() : nil
     for (index, event) in events.enumerated() {
-      let decoded = try PersonalData.decode(event, logPath: path)
+      let decoded = try PersonalData.decode(event, log: log)
       let before = current
       if let decoded {
         models.apply(decoded, at: EventContext(event))

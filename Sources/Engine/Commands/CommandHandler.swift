@@ -64,6 +64,6 @@ extension EventLog {
 
   /// The typed event inside a recorded one, for `decider`'s domain.
   func domainEvent<D: Decider>(of event: RecordedEvent, for decider: D.Type) throws -> D.Event? {
-    try event.domainEvent(for: decider, logPath: path)
+    try event.domainEvent(for: decider, log: openLog)
   }
 }

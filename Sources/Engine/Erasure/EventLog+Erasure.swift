@@ -65,10 +65,10 @@ extension EventLog {
         )
       }
       let folded = ContactDecider.fold(
-        try events.compactMap { try $0.domainEvent(for: ContactDecider.self, logPath: path) })
+        try events.compactMap { try $0.domainEvent(for: ContactDecider.self, log: openLog) })
       let decision = try ContactDecider.decision(.eraseContact(id: id), folded)
-      var store = try KeyStoreCache.store(forLog: path)
-      defer { KeyStoreCache.update(store, forLog: path) }
+      var store = try openLog.keys.store()
+      defer { openLog.keys.update(store) }
       // Copies of the store that killed processes left hold this contact's keys too.
       let leftovers = store.removeLeftoverCopies()
       guard leftovers.isEmpty else {
@@ -143,8 +143,8 @@ extension EventLog {
     // Copies of the store a killed rewrite left (no live process writes it: we hold the lock).
     SidecarFile.removeLeftovers(of: KeyStore.path(forLog: path), deadOnly: false)
     guard KeyStore.endsWithPendingErasure(logPath: path) else { return }
-    var store = try KeyStoreCache.store(forLog: path)
-    defer { KeyStoreCache.update(store, forLog: path) }
+    var store = try openLog.keys.store()
+    defer { openLog.keys.update(store) }
     for contact in store.pendingErasures {
       let stream = EntityKind.contact.streamName(for: contact)
       var erased = false

@@ -76,7 +76,9 @@ public struct KeyStore: Sendable {
   }
 
   /// The store of the log at `logPath`.
-  public static func path(forLog logPath: String) -> String { logPath + ".keys" }
+  public static func path(forLog logPath: String) -> String {
+    LogFiles(logPath: logPath).keyStorePath
+  }
 
   /// Reads the store beside the log at `logPath`; an absent store is an empty one.
   /// - Throws: `KeyStoreError.corrupt` for a bad header or a damaged line before the last;

@@ -10,10 +10,12 @@ import Synchronization
   import Musl
 #endif
 
-/// The key stores this process has read, each kept while its file (size, inode and change
-/// time) is unchanged: readers of one log share one parse, and a store another process changed
-/// (a key added, an erasure) is read again.
-enum KeyStoreCache {
+/// What this process keeps of one log's key store (`<log>.keys`), owned by the log's
+/// ``OpenLog``: the whole store once read, the keys found line by line before that, and the
+/// store's index (read, or being read on another thread). Each is kept while the store's file
+/// (size, inode and change time) is unchanged: readers of one log share one parse, and a store
+/// another process changed (a key added, an erasure) is read again.
+final class KeyStoreCache: Sendable {
   /// A store file's identity: size, device and inode, and the time it was last changed (a
   /// store copied over another keeps the inode).
   struct Identity: Equatable {
@@ -33,20 +35,47 @@ enum KeyStoreCache {
     return Identity(status: FileDescriptor.Status(info), modified: modified)
   }
 
+  /// The log whose store this is, as its readers name it.
+  let logPath: String
+  /// The store's file.
+  let path: String
+
+  init(files: LogFiles) {
+    logPath = files.logPath
+    path = files.keyStorePath
+  }
+
   private struct Cached {
     var status: Identity?
     var store: KeyStore
   }
 
-  private static let stores = Mutex<[String: Cached]>([:])
-
-  /// Keys looked up one by one, per log, while the store's file is unchanged.
+  /// Keys looked up one by one while the store's file is unchanged.
   private struct Probed {
     var status: Identity?
     var lookups: [KeyStore.KeyID: KeyStore.Lookup] = [:]
   }
 
-  private static let probes = Mutex<[String: Probed]>([:])
+  private struct CachedIndex {
+    var status: Identity?
+    var index: KeyStore.Index
+  }
+
+  /// An index being read on another thread (`prepareIndex`), of the store as it was when its
+  /// read started.
+  private struct Building {
+    var status: Identity?
+    var pending: PendingResult<KeyStore.Index, KeyStoreError>
+  }
+
+  private struct State {
+    var store: Cached?
+    var probed: Probed?
+    var index: CachedIndex?
+    var building: Building?
+  }
+
+  private let state = Mutex(State())
 
   /// Distinct keys found line by line before the store's index is read instead. A command on
   /// one contact needs one key (two after an erasure and a re-import); each probe scans the
@@ -54,14 +83,14 @@ enum KeyStoreCache {
   /// thousands of keys stops probing early.
   static let probeLimit = 2
 
-  /// What the store beside the log says of key `id`. From the whole store or its index once this
-  /// process has read one; before that, from the key's own line: a command on one contact opens
-  /// events sealed under one key, and the store of a large log holds a line per contact (about 200
+  /// What the store says of key `id`. From the whole store or its index once this process has
+  /// read one; before that, from the key's own line: a command on one contact opens events
+  /// sealed under one key, and the store of a large log holds a line per contact (about 200
   /// thousand for ten million generated events), which it need not parse. After `probeLimit`
-  /// distinct keys, or when a line is not as the store writes it, or when the key is not there, the
-  /// store's index (``KeyStore/Index``, every line checked) is read and answers.
-  static func lookup(_ id: KeyStore.KeyID, forLog logPath: String) throws -> KeyStore.Lookup {
-    try lookupWithSource(id, forLog: logPath).lookup
+  /// distinct keys, or when a line is not as the store writes it, or when the key is not there,
+  /// the store's index (``KeyStore/Index``, every line checked) is read and answers.
+  func lookup(_ id: KeyStore.KeyID) throws -> KeyStore.Lookup {
+    try lookupWithSource(id).lookup
   }
 
   /// What answers lookups for a whole read: the store this process holds, or the store's
@@ -84,110 +113,93 @@ enum KeyStoreCache {
     }
   }
 
-  /// `lookup(_:forLog:)`, with what answered when it can answer more: the whole store or its
-  /// index, read from the file as it is now, so a read may keep asking it
-  /// (``PersonalData/KeyRing``); `nil` when the answer came from the key's line alone.
-  static func lookupWithSource(
-    _ id: KeyStore.KeyID, forLog logPath: String
-  ) throws -> (lookup: KeyStore.Lookup, source: Source?) {
-    let path = KeyStore.path(forLog: logPath)
-    let status = identity(of: path)
-    if let cached = stores.withLock({ $0[logPath] }), cached.status == status {
+  /// `lookup(_:)`, with what answered when it can answer more: the whole store or its index,
+  /// read from the file as it is now, so a read may keep asking it (``PersonalData/KeyRing``);
+  /// `nil` when the answer came from the key's line alone.
+  func lookupWithSource(_ id: KeyStore.KeyID) throws -> (lookup: KeyStore.Lookup, source: Source?) {
+    let status = Self.identity(of: path)
+    if let cached = state.withLock({ $0.store }), cached.status == status {
       return (cached.store.lookup(id), .store(cached.store))
     }
     // An index read or being read (a replay asked for it ahead) answers without probing.
-    if !hasIndex(forLog: logPath, status: status) {
-      let known: KeyStore.Lookup?? = probes.withLock { probes in
-        guard let probed = probes[logPath], probed.status == status else {
-          probes[logPath] = Probed(status: status)
+    if !hasIndex(status: status) {
+      let known: KeyStore.Lookup?? = state.withLock { state in
+        guard let probed = state.probed, probed.status == status else {
+          state.probed = Probed(status: status)
           return .some(nil)
         }
         if let lookup = probed.lookups[id] { return .some(lookup) }
-        return probed.lookups.count < probeLimit ? .some(nil) : .none
+        return probed.lookups.count < Self.probeLimit ? .some(nil) : .none
       }
       if case .some(.some(let lookup)) = known { return (lookup, nil) }
       if case .some(.none) = known, status != nil,
         let found = KeyStore.findLine(of: id, inStoreAt: path)
       {
-        probes.withLock { $0[logPath]?.lookups[id] = found }
+        state.withLock { $0.probed?.lookups[id] = found }
         return (found, nil)
       }
     }
-    let source = Source.index(try index(forLog: logPath))
+    let source = Source.index(try index())
     return (try source.lookup(id), source)
   }
 
-  private struct CachedIndex {
-    var status: Identity?
-    var index: KeyStore.Index
-  }
-
-  private static let indexes = Mutex<[String: CachedIndex]>([:])
-
-  /// The index of the store beside the log at `logPath` as its file is now.
+  /// The store's index as its file is now.
   /// - Throws: `EngineError.keyStore` when it is damaged or unreadable.
-  static func index(forLog logPath: String) throws -> KeyStore.Index {
-    let path = KeyStore.path(forLog: logPath)
-    let status = identity(of: path)
-    if let cached = indexes.withLock({ $0[logPath] }), cached.status == status {
+  func index() throws -> KeyStore.Index {
+    let status = Self.identity(of: path)
+    if let cached = state.withLock({ $0.index }), cached.status == status {
       return cached.index
     }
     let result: Result<KeyStore.Index, KeyStoreError>
-    if let ahead = building.withLock({ $0[logPath] }), ahead.status == status {
+    if let ahead = state.withLock({ $0.building }), ahead.status == status {
       result = ahead.pending.wait(orElse: .unreadable(path: path, reason: "not read"))
-      building.withLock { if $0[logPath]?.pending === ahead.pending { $0[logPath] = nil } }
+      state.withLock { if $0.building?.pending === ahead.pending { $0.building = nil } }
     } else {
+      let logPath = logPath
       result = Result { () throws(KeyStoreError) in try KeyStore.Index(logPath: logPath) }
     }
     switch result {
     case .success(let index):
-      indexes.withLock { $0[logPath] = CachedIndex(status: status, index: index) }
+      state.withLock { $0.index = CachedIndex(status: status, index: index) }
       return index
     case .failure(let error):
       throw EngineError.keyStore(error)
     }
   }
 
-  /// Indexes being read on other threads (`prepareIndex`), each of the store as it was when
-  /// its read started.
-  private static let building =
-    Mutex<[String: (status: Identity?, pending: PendingResult<KeyStore.Index, KeyStoreError>)]>(
-      [:])
-
-  /// Whether the index of the store beside the log is read, or being read, as the file is now.
-  private static func hasIndex(forLog logPath: String, status: Identity?) -> Bool {
-    if let cached = indexes.withLock({ $0[logPath] }), cached.status == status { return true }
-    return building.withLock { building in
-      guard let ahead = building[logPath] else { return false }
+  /// Whether the store's index is read, or being read, as the file is now.
+  private func hasIndex(status: Identity?) -> Bool {
+    state.withLock { state in
+      if let cached = state.index, cached.status == status { return true }
+      guard let ahead = state.building else { return false }
       return ahead.status == status
     }
   }
 
-  /// Starts reading the index of the store beside the log at `logPath` on another thread,
-  /// unless it is read or being read as the file is now: a replay that will open many sealed
-  /// payloads asks for it before it loads its checkpoint, and the two overlap. Does nothing
-  /// when there is no store.
-  static func prepareIndex(forLog logPath: String) {
-    let status = identity(of: KeyStore.path(forLog: logPath))
-    guard status != nil, !hasIndex(forLog: logPath, status: status) else { return }
+  /// Starts reading the store's index on another thread, unless it is read or being read as
+  /// the file is now: a replay that will open many sealed payloads asks for it before it loads
+  /// its checkpoint, and the two overlap. Does nothing when there is no store.
+  func prepareIndex() {
+    let status = Self.identity(of: path)
+    guard status != nil, !hasIndex(status: status) else { return }
     let pending = PendingResult<KeyStore.Index, KeyStoreError>()
-    let started = building.withLock { building -> Bool in
-      if let other = building[logPath], other.status == status { return false }
-      building[logPath] = (status, pending)
+    let started = state.withLock { state -> Bool in
+      if let other = state.building, other.status == status { return false }
+      state.building = Building(status: status, pending: pending)
       return true
     }
     guard started else { return }
+    let logPath = logPath
     DispatchQueue.global().async {
       pending.fill(Result { () throws(KeyStoreError) in try KeyStore.Index(logPath: logPath) })
     }
   }
 
-  /// The store beside the log at `logPath` as its file is now.
+  /// The store as its file is now.
   /// - Throws: `EngineError.keyStore` when it is damaged or unreadable.
-  static func store(forLog logPath: String) throws -> KeyStore {
-    let path = KeyStore.path(forLog: logPath)
-    let status = identity(of: path)
-    if let cached = stores.withLock({ $0[logPath] }), cached.status == status {
+  func store() throws -> KeyStore {
+    let status = Self.identity(of: path)
+    if let cached = state.withLock({ $0.store }), cached.status == status {
       return cached.store
     }
     let store: KeyStore
@@ -196,13 +208,13 @@ enum KeyStoreCache {
     } catch {
       throw EngineError.keyStore(error)
     }
-    stores.withLock { $0[logPath] = Cached(status: status, store: store) }
+    state.withLock { $0.store = Cached(status: status, store: store) }
     return store
   }
 
   /// Records `store` as the file now is, after this process changed it.
-  static func update(_ store: KeyStore, forLog logPath: String) {
-    let status = identity(of: store.path)
-    stores.withLock { $0[logPath] = Cached(status: status, store: store) }
+  func update(_ store: KeyStore) {
+    let status = Self.identity(of: store.path)
+    state.withLock { $0.store = Cached(status: status, store: store) }
   }
 }

@@ -20,8 +20,8 @@ final class LogCheckpointKeys: CheckpointKeys {
 
   private let state: Mutex<State>
 
-  init(logPath: String) {
-    state = Mutex(State(ring: PersonalData.KeyRing(logPath: logPath)))
+  init(_ log: OpenLog) {
+    state = Mutex(State(ring: PersonalData.KeyRing(log)))
   }
 
   private static let label = Array("replay checkpoint key 1".utf8) + [0]

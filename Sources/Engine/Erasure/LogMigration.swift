@@ -100,7 +100,7 @@ public struct LogMigration: Sendable {
   /// counts and, in `comparedAt`, the seqs that end a write (candidates for the comparison).
   private func write(to temporary: String) throws -> Summary {
     var summary = Summary()
-    let sourceStore = try KeyStoreCache.store(forLog: source)
+    let sourceStore = try OpenLog.named(source).keys.store()
     var store = try KeyStore(logPath: output)
     do throws(KeyStoreError) {
       for entry in sourceStore.keys.values.sorted(by: { $0.id < $1.id }) {
@@ -159,7 +159,7 @@ public struct LogMigration: Sendable {
     try store.commitPendingKeys()
     try buffer.withUnsafeBytes { try file.writeAll($0) }
     summary.keysMade = store.keys.count - keysBefore
-    KeyStoreCache.update(store, forLog: output)
+    OpenLog.named(output).keys.update(store)
     summary.comparedAt = Self.spread(writeEnds, count: comparisonPoints)
     return summary
   }
@@ -213,9 +213,10 @@ public struct LogMigration: Sendable {
         })
       next += 1
     }
-    try LogReader(path: path).forEachEvent { line in
+    let reader = LogReader(path: path)
+    try reader.forEachEvent { line in
       let event = line.recordedEvent()
-      if let decoded = try PersonalData.decode(event, logPath: path) {
+      if let decoded = try PersonalData.decode(event, log: reader.openLog) {
         models.apply(decoded, at: EventContext(event))
       }
       while next < points.count, points[next] == line.sequence { take() }

@@ -42,7 +42,9 @@ enum PersonalData {
   /// may have added it since). Make one per read, not per process: a long-lived reader would
   /// not see an erasure made after it took the store.
   struct KeyRing {
-    let logPath: String
+    /// The log whose store answers.
+    let log: OpenLog
+    var logPath: String { log.path }
     private var source: KeyStoreCache.Source?
     /// The keys found by reading their lines alone, before a source answered: the events of
     /// one contact share a key. Once a source answers, it is asked each time and nothing is
@@ -55,8 +57,8 @@ enum PersonalData {
     /// first lookup. Their keys answer `.erased`, whether or not destroyed yet.
     private var erasing: Set<String>?
 
-    init(logPath: String) {
-      self.logPath = logPath
+    init(_ log: OpenLog) {
+      self.log = log
     }
 
     /// What the store beside the log says of key `id`; a key whose contact's erasure began
@@ -76,7 +78,7 @@ enum PersonalData {
       } else if let known = found[id] {
         return known
       }
-      let (lookup, answeredBy) = try KeyStoreCache.lookupWithSource(id, forLog: logPath)
+      let (lookup, answeredBy) = try log.keys.lookupWithSource(id)
       source = answeredBy
       if answeredBy == nil, lookup != .missing { found[id] = lookup }
       return lookup
@@ -85,10 +87,11 @@ enum PersonalData {
 
   // MARK: Opening
 
-  /// The typed event inside `event`, read from the log at `logPath`, its personal data opened.
+  /// The typed event inside `event`, read from `log`, its personal data opened.
   /// - Returns: `nil` for a type outside the vocabulary.
   /// - Throws: `EngineError.decoding` naming the log, and as `open`.
-  static func decode(_ event: RecordedEvent, logPath: String) throws -> DomainEvent? {
+  static func decode(_ event: RecordedEvent, log: OpenLog) throws -> DomainEvent? {
+    let logPath = log.path
     let decoded: DomainEvent?
     do throws(EventsError) {
       decoded = try EventVocabulary.decode(event, strict: false)
@@ -98,7 +101,7 @@ enum PersonalData {
     guard let decoded else { return nil }
     guard event.schemaVersion >= 2, carriesPersonalData(type: event.type) else { return decoded }
     return try open(
-      decoded, id: event.id, stream: event.stream, sequence: event.sequence, logPath: logPath)
+      decoded, id: event.id, stream: event.stream, sequence: event.sequence, log: log)
   }
 
   /// `event` with its sealed personal data opened (or, its key destroyed, erased); any other
@@ -107,13 +110,13 @@ enum PersonalData {
   ///   `.undecodableEvent` when the sealed record does not open (changed bytes, or a record
   ///   moved from another event).
   static func open(
-    _ event: DomainEvent, id: EventID, stream: String, sequence: Int64, logPath: String
+    _ event: DomainEvent, id: EventID, stream: String, sequence: Int64, log: OpenLog
   ) throws -> DomainEvent {
-    var keys = KeyRing(logPath: logPath)
+    var keys = KeyRing(log)
     return try open(event, id: id, stream: stream, sequence: sequence, keys: &keys)
   }
 
-  /// `event` opened as ``open(_:id:stream:sequence:logPath:)`` does, with the keys of one read.
+  /// `event` opened as ``open(_:id:stream:sequence:log:)`` does, with the keys of one read.
   static func open(
     _ event: DomainEvent, id: EventID, stream: String, sequence: Int64, keys: inout KeyRing
   ) throws -> DomainEvent {
@@ -203,7 +206,7 @@ enum PersonalData {
     case .missing:
       throw EngineError.keyStore(
         .missingKey(
-          path: KeyStore.path(forLog: logPath), key: sealed.keyText, contact: contact))
+          path: keys.log.files.keyStorePath, key: sealed.keyText, contact: contact))
     case .present(let entry):
       guard entry.contact == contact else {
         throw EngineError.undecodableEvent(

@@ -36,7 +36,7 @@ extension ImportPlanner {
         let history = histories[earlierStream], !history.events.isEmpty
       else { continue }
       let events = try history.events.compactMap {
-        try $0.domainEvent(for: ZooDecider.self, logPath: logPath)
+        try $0.domainEvent(for: ZooDecider.self, log: OpenLog.named(logPath))
       }
       guard let last = ZooDecider.fold(events).lastImported,
         last.coordinate == nil || last.coordinate == animal.coordinate

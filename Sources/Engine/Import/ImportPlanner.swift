@@ -182,7 +182,7 @@ public enum ImportPlanner {
         } else {
           let history = histories[stream.rawValue] ?? .empty
           let events = try history.events.compactMap {
-            try $0.domainEvent(for: D.self, logPath: logPath)
+            try $0.domainEvent(for: D.self, log: OpenLog.named(logPath))
           }
           entry = StreamPlan(state: D.fold(events), baseVersion: history.version)
           if !streamsAreUnique { order.append(stream) }

@@ -18,7 +18,7 @@ extension LogReader {
     for name in names { streams.insert(StreamName(name)) }
     let file: FileDescriptor
     do {
-      file = try FileDescriptor.open(path, .readOnly)
+      file = try openLog.openForReading()
     } catch EngineError.fileNotFound {
       return EventLog.StreamHistories()
     }

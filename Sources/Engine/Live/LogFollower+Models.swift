@@ -29,12 +29,12 @@ extension LogFollower {
     caughtUp: (FollowedModels) throws -> Bool
   ) throws {
     var state = FollowedModels(models: models, sequence: sequence, newEventCount: 0)
-    var decoder = Replayer.FoldDecoder(logPath: path)
+    var decoder = Replayer.FoldDecoder(log: reader.openLog)
     var timestamps = TimestampCache()
     func wake() throws -> Bool {
       let keepGoing = try caughtUp(state)
       state.newEventCount = 0
-      decoder.keys = PersonalData.KeyRing(logPath: path)
+      decoder.keys = PersonalData.KeyRing(reader.openLog)
       return keepGoing
     }
     func fold(_ line: EventLine) throws -> Bool {

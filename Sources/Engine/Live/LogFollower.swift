@@ -143,7 +143,7 @@ public final class LogFollower: Sendable {
   public let start: FollowStart
   /// Which events are delivered.
   public let filter: EventFilter
-  private let reader: LogReader
+  let reader: LogReader
   private let control = Mutex<Control>(Control())
 
   private struct Control: ~Copyable {
@@ -184,7 +184,7 @@ public final class LogFollower: Sendable {
     through last: Int64? = nil, caughtUp: () throws -> Bool = { true },
     _ body: (EventLine) throws -> Bool
   ) throws {
-    let file = try FileDescriptor.open(path, .readOnly)
+    let file = try reader.openLog.openForReading()
     defer { file.close() }
     let identity = try file.status()
     // Watch before reading: an append between the read and the watch still wakes us.

@@ -6,7 +6,7 @@ extension ReadModels {
   /// with each event it is handed).
   /// - Throws: `EngineError.undecodableEvent` when the payload does not decode.
   public mutating func fold(_ event: RecordedEvent, path: String) throws {
-    if let decoded = try PersonalData.decode(event, logPath: path) {
+    if let decoded = try PersonalData.decode(event, log: OpenLog.named(path)) {
       apply(decoded, at: EventContext(event))
     }
   }

@@ -119,7 +119,7 @@ extension EventLog {
     }
 
     private func run(_ writes: [StreamWrite], log: EventLog) {
-      var keys = PersonalData.KeyRing(logPath: log.path)
+      var keys = PersonalData.KeyRing(log.openLog)
       var position = 0
       for write in writes {
         for (index, event) in write.events.enumerated() {

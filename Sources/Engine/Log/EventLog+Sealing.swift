@@ -31,7 +31,7 @@ extension EventLog {
         let id = try event.id ?? log.generatedID(for: sequence, state: state)
         switch event.schemaVersion {
         case 1:
-          var keyStore = try store ?? KeyStoreCache.store(forLog: log.path)
+          var keyStore = try store ?? log.openLog.keys.store()
           if store == nil, let seed = log.configuration.sealingSeed {
             seeded = GeneratorRandom(seed: "\(seed)/personal-data/\(firstSequence)")
           }
@@ -47,7 +47,7 @@ extension EventLog {
           // Offered sealed (a copy of another log's line, say): it must open here, unless it
           // was found to open ahead of the write (`Prechecks`).
           if new.opens { continue }
-          var ring = keys ?? PersonalData.KeyRing(logPath: log.path)
+          var ring = keys ?? PersonalData.KeyRing(log.openLog)
           keys = nil
           defer { keys = ring }
           try log.checkOpens(event, id: id, stream: stream, sequence: sequence, keys: &ring)
@@ -61,7 +61,7 @@ extension EventLog {
     mutating func commit(log: EventLog) throws {
       guard var keyStore = store else { return }
       try keyStore.commitPendingKeys()
-      KeyStoreCache.update(keyStore, forLog: log.path)
+      log.openLog.keys.update(keyStore)
       store = keyStore
     }
   }

@@ -393,7 +393,7 @@ extension EventLog {
   private func sameAfterOpening(_ existing: RecordedEvent, _ proposed: ProposedEvent) -> Bool {
     guard existing.schemaVersion == 2, proposed.schemaVersion == 1,
       PersonalData.carriesPersonalData(type: proposed.type),
-      let opened = try? PersonalData.decode(existing, logPath: path),
+      let opened = try? PersonalData.decode(existing, log: openLog),
       let offered = try? EventVocabulary.decode(
         type: proposed.type, schemaVersion: 1, data: proposed.data, strict: false)
     else { return false }

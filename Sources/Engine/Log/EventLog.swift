@@ -112,6 +112,8 @@ public final class EventLog: Sendable {
 
   /// The log file's path.
   public let path: String
+  /// The log and its files as this process has them open, shared with its readers.
+  let openLog: OpenLog
   /// `path` as a C string, made once: every write looks at what the path names.
   private let cPath: ContiguousArray<CChar>
   /// The configuration it was opened with.
@@ -141,6 +143,7 @@ public final class EventLog: Sendable {
   ///   `.lockTimeout`, `.io`.
   public init(path: String, configuration: Configuration = Configuration()) throws {
     self.path = path
+    openLog = OpenLog.named(path)
     cPath = path.utf8CString
     self.configuration = configuration
     state = Mutex(State())
@@ -194,7 +197,7 @@ public final class EventLog: Sendable {
 
   /// A reader over the same file.
   public var reader: LogReader {
-    LogReader(path: path, readSize: configuration.readSize, warn: configuration.report)
+    LogReader(openLog: openLog, readSize: configuration.readSize, warn: configuration.report)
   }
 
   // MARK: Appending

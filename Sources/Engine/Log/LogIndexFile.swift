@@ -47,7 +47,7 @@ final class LogIndexFile: @unchecked Sendable {
   static let prefixLimit: Int64 = 4096
 
   /// The index file's path for a log.
-  static func path(forLog logPath: String) -> String { logPath + ".index" }
+  static func path(forLog logPath: String) -> String { LogFiles(logPath: logPath).indexPath }
 
   /// The log offset just past the last line the file covers.
   let coveredEnd: Int64

@@ -14,7 +14,7 @@ extension LogReader {
     _ body: (EventLine) throws -> Bool
   ) throws {
     if !filter.streams.isEmpty || !filter.categories.isEmpty {
-      let file = try FileDescriptor.open(path, .readOnly)
+      let file = try openLog.openForReading()
       defer { file.close() }
       let tail = try LogTail.examine(file, path: path)
       if case .success(let index) = LogIndexFile.open(

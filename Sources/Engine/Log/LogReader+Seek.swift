@@ -7,7 +7,7 @@ extension LogReader {
   /// consecutive at the probes; read from `.start` then.
   /// - Throws: `EngineError` when the log cannot be opened or read.
   public func position(afterSequence sequence: Int64) throws -> Position? {
-    try LogSeek.withLog(at: path) { seek throws in try seek.position(after: sequence) }
+    try LogSeek.withLog(openLog) { seek throws in try seek.position(after: sequence) }
   }
 
   /// The seq of the last event whose time is at or before `instant` (0 when none is), found
@@ -15,6 +15,6 @@ extension LogReader {
   /// caller must scan.
   /// - Throws: `EngineError` when the log cannot be opened or read.
   public func lastSequence(atOrBefore instant: Timestamp) throws -> Int64? {
-    try LogSeek.withLog(at: path) { seek throws in try seek.lastSequence(atOrBefore: instant) }
+    try LogSeek.withLog(openLog) { seek throws in try seek.lastSequence(atOrBefore: instant) }
   }
 }

@@ -14,7 +14,10 @@ let progressInterval: Int64 = 8192
 /// naming its line number, never skipped.
 public struct LogReader: Sendable {
   /// The log file.
-  public let path: String
+  public var path: String { openLog.path }
+  /// The log and its files as this process has them open, shared with its other readers and
+  /// its writer.
+  let openLog: OpenLog
   /// Bytes per read; tests use tiny sizes to cross every line boundary.
   public var readSize: Int
   /// Where warnings go (e.g. a torn last line being ignored); stderr in the CLI.
@@ -67,7 +70,15 @@ public struct LogReader: Sendable {
     path: String, readSize: Int = LogReader.defaultReadSize,
     warn: @escaping @Sendable (String) -> Void = { _ in }
   ) {
-    self.path = path
+    self.init(openLog: OpenLog.named(path), readSize: readSize, warn: warn)
+  }
+
+  /// A reader of `openLog`, which its other readers and its writer share.
+  init(
+    openLog: OpenLog, readSize: Int = LogReader.defaultReadSize,
+    warn: @escaping @Sendable (String) -> Void = { _ in }
+  ) {
+    self.openLog = openLog
     self.readSize = readSize
     self.warn = warn
   }
@@ -102,7 +113,7 @@ public struct LogReader: Sendable {
     prepare: (@Sendable (EventLine) -> Prepared?)?,
     _ body: (EventLine, consuming Prepared?) throws -> Bool
   ) throws -> Summary {
-    let file = try FileDescriptor.open(path, .readOnly)
+    let file = try openLog.openForReading()
     defer { file.close() }
     let tail = try LogTail.examine(file, path: path)
     if let bad = tail.badLastLine {

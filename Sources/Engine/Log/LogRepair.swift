@@ -75,7 +75,7 @@ public struct LogRepair: Sendable {
   /// - Throws: `EngineError.fileNotFound`, `.notALog` (repair never cuts a file it cannot show
   ///   is a log), `.io`.
   public func examine() throws -> Cut? {
-    let file = try FileDescriptor.open(path, .readOnly)
+    let file = try OpenLog.named(path).openForReading()
     defer { file.close() }
     return try examine(file)
   }

@@ -177,11 +177,12 @@ extension LogSeek {
     }
   }
 
-  /// Opens the log at `path`, runs `body` with a seek over its committed lines, and closes it.
+  /// Opens `log`, runs `body` with a seek over its committed lines, and closes it.
   static func withLog<Result>(
-    at path: String, _ body: (inout LogSeek) throws -> Result
+    _ log: OpenLog, _ body: (inout LogSeek) throws -> Result
   ) throws -> Result {
-    let file = try FileDescriptor.open(path, .readOnly)
+    let path = log.path
+    let file = try log.openForReading()
     defer { file.close() }
     let tail = try LogTail.examine(file, path: path)
     var seek = LogSeek(file: file, end: tail.committedEnd, lastSequence: tail.lastSequence)

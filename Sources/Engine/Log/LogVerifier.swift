@@ -75,7 +75,7 @@ public struct LogVerifier: Sendable {
   /// - Throws: `EngineError.fileNotFound` or `.io`; problems in the content are reported, not
   ///   thrown.
   public func verify() throws -> Report {
-    let file = try FileDescriptor.open(path, .readOnly)
+    let file = try OpenLog.named(path).openForReading()
     defer { file.close() }
     let tail = try LogTail.examine(file, path: path)
     var problems: [Problem] = []

@@ -16,11 +16,13 @@ public struct CheckpointStore: Sendable {
   /// The sidecar folder.
   public let directory: String
   /// The log it belongs to.
-  public let logPath: String
+  public var logPath: String { openLog.path }
+  /// The log, as this process has it open.
+  let openLog: OpenLog
 
   public init(logPath: String) {
-    self.logPath = logPath
-    directory = logPath + ".checkpoints"
+    openLog = OpenLog.named(logPath)
+    directory = openLog.files.checkpointsPath
   }
 
   /// What ties a checkpoint to its log.
@@ -181,7 +183,7 @@ public struct CheckpointStore: Sendable {
     }
     try bindToLog()
     let bytes = ReadModelCheckpoint(models: models, sequence: sequence, anchor: anchor.text)
-      .encoded(keys: LogCheckpointKeys(logPath: logPath))
+      .encoded(keys: LogCheckpointKeys(openLog))
     try SidecarFile.write(bytes, to: path(for: sequence))
   }
 
@@ -241,7 +243,7 @@ public struct CheckpointStore: Sendable {
           switch name {
           case ContactList.name:
             let decoded = try ReadModelCheckpoint.decode(
-              ContactList.self, from: bytes, keys: LogCheckpointKeys(logPath: logPath))
+              ContactList.self, from: bytes, keys: LogCheckpointKeys(openLog))
             models.contacts = decoded.model
             header = (decoded.sequence, decoded.anchor)
           case ZipCodeList.name:
@@ -267,7 +269,7 @@ public struct CheckpointStore: Sendable {
         (sequence, anchorText) = header ?? (-1, "")
       } else {
         let checkpoint = try ReadModelCheckpoint(
-          decoding: bytes, keys: LogCheckpointKeys(logPath: logPath))
+          decoding: bytes, keys: LogCheckpointKeys(openLog))
         models = checkpoint.models
         sequence = checkpoint.sequence
         anchorText = checkpoint.anchor
@@ -321,7 +323,7 @@ public struct CheckpointStore: Sendable {
     func reject(_ reason: String) -> Rejection { Rejection(path: path, reason: reason) }
     let file: FileDescriptor
     do {
-      file = try FileDescriptor.open(logPath, .readOnly)
+      file = try openLog.openForReading()
     } catch {
       throw reject("the log cannot be opened: \(error)")
     }
@@ -381,7 +383,7 @@ public struct CheckpointStore: Sendable {
     }
     guard !anchors.isEmpty else { return problems }
     anchors.sort { $0.anchor.offset < $1.anchor.offset }
-    guard let file = try? FileDescriptor.open(logPath, .readOnly) else {
+    guard let file = try? openLog.openForReading() else {
       for (index, _) in anchors { problems[index] = "the log cannot be opened" }
       return problems
     }
@@ -415,7 +417,7 @@ public struct CheckpointStore: Sendable {
   static func write(
     endingAt end: Int64, of path: String, through sequence: Int64
   ) throws -> ClosedRange<Int64>? {
-    let file = try FileDescriptor.open(path, .readOnly)
+    let file = try OpenLog.named(path).openForReading()
     defer { file.close() }
     guard let start = try LineScanner.startsOfLastLines(file, count: 1, before: end).first else {
       return nil

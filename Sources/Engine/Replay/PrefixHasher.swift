@@ -75,7 +75,7 @@ final class PrefixHasher: Sendable {
 
   /// Hashes whole blocks until the file or the limit ends, keeping the state after each.
   private func run() throws(EngineError) {
-    let file = try FileDescriptor.open(path, .readOnly)
+    let file = try OpenLog.named(path).openForReading()
     defer { file.close() }
     shared.condition.lock()
     var hasher = shared.snapshots[0]
@@ -121,7 +121,7 @@ final class PrefixHasher: Sendable {
     if let failure { throw failure }
     let start = startOffset + Int64(whole) * Int64(Self.blockSize)
     if end > start {
-      let file = try FileDescriptor.open(path, .readOnly)
+      let file = try OpenLog.named(path).openForReading()
       defer { file.close() }
       let rest = try file.readFully(count: Int(end - start), at: start)
       guard rest.count == Int(end - start) else {

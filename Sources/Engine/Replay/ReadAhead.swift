@@ -23,9 +23,9 @@ extension Replayer {
     var keys: PersonalData.KeyRing
     let path: String
 
-    init(logPath: String) {
-      keys = PersonalData.KeyRing(logPath: logPath)
-      path = logPath
+    init(log: OpenLog) {
+      keys = PersonalData.KeyRing(log)
+      path = log.path
     }
 
     /// What the fold does with `line`: the payload decoded (only the text a read model keeps
@@ -93,7 +93,7 @@ extension Replayer {
 /// (`FoldDecoder`), so the replay's result does not depend on which one did. A line that fails
 /// here is left to the fold, which decodes it again and reports the failure.
 final class ReadAhead: @unchecked Sendable {
-  private let logPath: String
+  private let log: OpenLog
   /// Used on the reading thread only, and made there when it first decodes (a replay too short
   /// for two threads never does). Behind a pointer: a class's stored `var` is checked for
   /// exclusive access at run time on every use (about 150 instructions a line).
@@ -106,8 +106,8 @@ final class ReadAhead: @unchecked Sendable {
 
   /// - Parameter lead: how far ahead of the fold (bytes) the reading thread decodes lines;
   ///   two of the reader's chunks, so that it decodes while it has chunks waiting for the fold.
-  init(logPath: String, categories: [[UInt8]]?, lead: Int64) {
-    self.logPath = logPath
+  init(log: OpenLog, categories: [[UInt8]]?, lead: Int64) {
+    self.log = log
     decoder = .allocate(capacity: 1)
     decoder.initialize(to: nil)
     self.categories = categories
@@ -119,7 +119,7 @@ final class ReadAhead: @unchecked Sendable {
     guard line.offset - foldOffset.load(ordering: .relaxed) >= lead,
       Replayer.belongs(line, to: categories)
     else { return nil }
-    if decoder.pointee == nil { decoder.pointee = Replayer.FoldDecoder(logPath: logPath) }
+    if decoder.pointee == nil { decoder.pointee = Replayer.FoldDecoder(log: log) }
     return try? decoder.pointee?.input(for: line)
   }
 

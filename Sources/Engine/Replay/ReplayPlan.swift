@@ -11,8 +11,8 @@ struct ReplayPlan {
   /// Examines the log's tail, and for a time bisects the log; a time the bisection cannot
   /// place (a log whose seqs or times are out of order at the probes) leaves `target` `nil`,
   /// and the replay reads the whole log, filtering by time, as it always could.
-  init(point: ReplayPoint, path: String) throws {
-    let resolved = try LogSeek.withLog(at: path) { seek throws -> (Int64?, Int64) in
+  init(point: ReplayPoint, log: OpenLog) throws {
+    let resolved = try LogSeek.withLog(log) { seek throws -> (Int64?, Int64) in
       switch point {
       case .end: (nil, seek.lastSequence)
       case .sequence(let sequence): (sequence, seek.lastSequence)

@@ -101,7 +101,7 @@ public struct Replayer: Sendable {
     }
     // Where the log ends, and for a time the last event at or before it, found by bisection
     // (nil when it cannot be trusted: then the whole log is read, as before).
-    let plan = try ReplayPlan(point: point, path: reader.path)
+    let plan = try ReplayPlan(point: point, log: reader.openLog)
     if case .instant = point, plan.target == 0 {
       _ = try reader.forEachEvent { _ in false }
       return Result(
@@ -128,7 +128,7 @@ public struct Replayer: Sendable {
     if wanted?.contains(ContactList.name) ?? true, end - startsAt >= Self.keyIndexAheadEvents {
       // A long replay of the contacts opens many sealed payloads: the key store's index is
       // read on another thread while the checkpoint loads (nothing happens without a store).
-      KeyStoreCache.prepareIndex(forLog: reader.path)
+      reader.openLog.keys.prepareIndex()
     }
     var loadedStart = startingCheckpoint(
       for: point, target: plan.target, models: wanted, among: entries, rejected: &rejected)
@@ -184,11 +184,11 @@ public struct Replayer: Sendable {
     var saved: [Int64] = []
     var lastSequence = position.sequence - 1
     var lastFolded = lastSequence
-    var decoder = FoldDecoder(logPath: reader.path)
+    var decoder = FoldDecoder(log: reader.openLog)
     // Lines are decoded on the reading thread, ahead of the fold, while the fold is the slower
     // thread (see `ReadAhead`).
     let readAhead = ReadAhead(
-      logPath: reader.path, categories: wantedCategories,
+      log: reader.openLog, categories: wantedCategories,
       lead: readAheadLead ?? 2 * Int64(reader.readSize))
     // Where the last line read ends and its sample: what a checkpoint there is tied to.
     var lastLine: (end: Int64, sample: CheckpointStore.Anchor.Sample)?

@@ -117,7 +117,7 @@ extension AuditReport {
     .sorted { $0.last > $1.last }
     let chosen = entities.prefix(limits.changedEntities)
     let sequences = scan.sequences(ofStreams: Set(chosen.map(\.index)))
-    let file = try FileDescriptor.open(reader.path, .readOnly)
+    let file = try reader.openLog.openForReading()
     defer { file.close() }
     var histories: [EntityHistory] = []
     var eventsLeftOut = 0
@@ -140,7 +140,7 @@ extension AuditReport {
       let lastInWindow = events.lastIndex { window.contains($0.sequence) } ?? events.count - 1
       let first = max(0, lastInWindow + 1 - min(windowCount, limits.eventsPerEntity))
       var history = try LogReader.fold(
-        events, of: entity.stream, path: reader.path, recordingFrom: first)
+        events, of: entity.stream, log: reader.openLog, recordingFrom: first)
       history.events = history.events.filter { window.contains($0.sequence) }
       eventsLeftOut += max(0, windowCount - history.events.count)
       histories.append(history)

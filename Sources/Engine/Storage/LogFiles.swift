@@ -17,8 +17,8 @@ import Foundation
 /// (`<log>.quarantine/`) and everything in it, and the temporary files its writers make beside
 /// it: `<log>.index.tmp-<pid>`, `<log>.migrating-<pid>`, `<log>.keys.tmp-<pid>-<hex>` and
 /// `<log>.tree.tmp-<pid>-<hex>` (`SidecarFile`), and `.<log>.….tmp` (the key store
-/// rewritten atomically). The names come from the types that make the files
-/// (`KeyStore.path(forLog:)`, `LogIndexFile.path(forLog:)`, `CheckpointStore`, `Quarantine`).
+/// rewritten atomically). The names are made here and nowhere else (`keyStorePath`,
+/// `indexPath`, …); the types that write the files take them from here.
 ///
 /// A path is compared by what it names, not by how it is spelled: symbolic links are followed
 /// (the last component's chain of links, then the real path of its folder), an existing file is
@@ -39,6 +39,19 @@ public struct LogFiles: Sendable, Equatable {
   public init(logPath: String) {
     self.logPath = logPath
   }
+
+  // The one place that names the files beside a log.
+
+  /// The key store, `<log>.keys`.
+  public var keyStorePath: String { logPath + ".keys" }
+  /// The index, `<log>.index`.
+  public var indexPath: String { logPath + ".index" }
+  /// The tree (`replay head`, `prove`), `<log>.tree`.
+  public var treePath: String { logPath + ".tree" }
+  /// The checkpoints folder, `<log>.checkpoints`.
+  public var checkpointsPath: String { logPath + ".checkpoints" }
+  /// The quarantine folder, `<log>.quarantine`.
+  public var quarantinePath: String { logPath + ".quarantine" }
 
   /// What a file of a log is to it.
   public enum Role: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
@@ -72,11 +85,8 @@ public struct LogFiles: Sendable, Equatable {
   /// index and the two folders.
   public var fixedPaths: [(path: String, role: Role)] {
     [
-      (logPath, .log), (KeyStore.path(forLog: logPath), .keyStore),
-      (LogIndexFile.path(forLog: logPath), .index),
-      (TreeFile.path(forLog: logPath), .tree),
-      (CheckpointStore(logPath: logPath).directory, .checkpoints),
-      (Quarantine.directory(forLog: logPath), .quarantine),
+      (logPath, .log), (keyStorePath, .keyStore), (indexPath, .index), (treePath, .tree),
+      (checkpointsPath, .checkpoints), (quarantinePath, .quarantine),
     ] + temporaryPaths.map { ($0, .temporary) }
   }
 
@@ -149,8 +159,7 @@ public struct LogFiles: Sendable, Equatable {
     }
     for (path, role) in fixedPaths where same(path) { return role }
     let folders: [(String, Role)] = [
-      (CheckpointStore(logPath: logPath).directory, .checkpoint),
-      (Quarantine.directory(forLog: logPath), .quarantined),
+      (checkpointsPath, .checkpoint), (quarantinePath, .quarantined),
     ]
     for (folder, role) in folders {
       let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
@@ -166,8 +175,8 @@ public struct LogFiles: Sendable, Equatable {
     for (path, role) in fixedPaths where Self.canonical(path) == candidate { return role }
     let (folder, name) = AtomicFile.split(candidate)
     let insides: [(String, Role)] = [
-      (Self.canonical(CheckpointStore(logPath: logPath).directory), .checkpoint),
-      (Self.canonical(Quarantine.directory(forLog: logPath)), .quarantined),
+      (Self.canonical(checkpointsPath), .checkpoint),
+      (Self.canonical(quarantinePath), .quarantined),
     ]
     for (directory, role) in insides
     where folder == directory || folder.hasPrefix(directory == "/" ? "/" : directory + "/") {
@@ -176,9 +185,10 @@ public struct LogFiles: Sendable, Equatable {
     let log = Self.canonical(logPath)
     let (logFolder, logName) = AtomicFile.split(log)
     guard folder == logFolder else { return nil }
-    let index = AtomicFile.split(LogIndexFile.path(forLog: log)).name
-    let keys = AtomicFile.split(KeyStore.path(forLog: log)).name
-    let tree = AtomicFile.split(TreeFile.path(forLog: log)).name
+    let resolved = LogFiles(logPath: log)
+    let index = AtomicFile.split(resolved.indexPath).name
+    let keys = AtomicFile.split(resolved.keyStorePath).name
+    let tree = AtomicFile.split(resolved.treePath).name
     if name.hasPrefix(index + ".tmp-") || name.hasPrefix(logName + ".migrating-")
       || name.hasPrefix(keys + SidecarFile.temporaryInfix)
       || name.hasPrefix(tree + SidecarFile.temporaryInfix)

@@ -23,7 +23,7 @@ public enum Quarantine {
 
   /// The quarantine folder of the log at `logPath`.
   public static func directory(forLog logPath: String) -> String {
-    logPath + ".quarantine"
+    LogFiles(logPath: logPath).quarantinePath
   }
 
   /// The quarantined cuts beside the log, oldest first.

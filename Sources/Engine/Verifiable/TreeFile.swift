@@ -43,7 +43,7 @@ struct TreeFile: Equatable {
   var levels: [[[UInt8]]] = []
 
   /// `<log>.tree`.
-  static func path(forLog logPath: String) -> String { logPath + ".tree" }
+  static func path(forLog logPath: String) -> String { LogFiles(logPath: logPath).treePath }
 
   var bytes: [UInt8] {
     var output = Self.magic

@@ -85,7 +85,7 @@ import Testing
       var models = ReadModels()
       var expected: [String: [ReadModelEntry?]] = [:]
       for event in events {
-        if let decoded = try PersonalData.decode(event, logPath: path) {
+        if let decoded = try PersonalData.decode(event, log: OpenLog.named(path)) {
           models.apply(decoded, at: EventContext(event))
         }
         let stream = try #require(EntityStream(event.stream))

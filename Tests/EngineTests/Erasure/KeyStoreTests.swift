@@ -101,8 +101,9 @@ import Testing
       #expect(KeyStore.findLine(of: kept.id, inStoreAt: store.path) == .present(kept))
       #expect(KeyStore.findLine(of: erased.id, inStoreAt: store.path) == .erased(contact: "2"))
       #expect(KeyStore.findLine(of: KeyStore.KeyID(rawValue: 7), inStoreAt: store.path) == nil)
-      #expect(try KeyStoreCache.lookup(kept.id, forLog: log) == .present(kept))
-      #expect(try KeyStoreCache.lookup(KeyStore.KeyID(rawValue: 7), forLog: log) == .missing)
+      let keys = OpenLog.named(log).keys
+      #expect(try keys.lookup(kept.id) == .present(kept))
+      #expect(try keys.lookup(KeyStore.KeyID(rawValue: 7)) == .missing)
       // A key line with a wrong checksum is not taken from its line; the whole store is read,
       // and names the damage.
       var bytes = try fileBytes(store.path)
@@ -113,7 +114,7 @@ import Testing
       bytes[offset] = bytes[offset] == 0x30 ? 0x31 : 0x30
       try writeBytes(bytes, to: store.path)
       #expect(KeyStore.findLine(of: kept.id, inStoreAt: store.path) == nil)
-      #expect(throws: EngineError.self) { try KeyStoreCache.lookup(kept.id, forLog: log) }
+      #expect(throws: EngineError.self) { try keys.lookup(kept.id) }
     }
   }
 
@@ -198,18 +199,19 @@ import Testing
       var store = try KeyStore(logPath: log)
       var entries: [KeyStore.Entry] = []
       for contact in 1...5 { entries.append(try store.add(contact: "\(contact)")) }
-      KeyStoreCache.prepareIndex(forLog: log)
+      let keys = OpenLog.named(log).keys
+      keys.prepareIndex()
       for entry in entries {
-        #expect(try KeyStoreCache.lookup(entry.id, forLog: log) == .present(entry))
+        #expect(try keys.lookup(entry.id) == .present(entry))
       }
       // Another writer adds a key and destroys one: the index read before is stale.
       var other = try KeyStore(logPath: log)
       let added = try other.add(contact: "6")
       try other.erase(contact: "2")
-      KeyStoreCache.prepareIndex(forLog: log)
-      #expect(try KeyStoreCache.lookup(added.id, forLog: log) == .present(added))
-      #expect(try KeyStoreCache.lookup(entries[1].id, forLog: log) == .erased(contact: "2"))
-      #expect(try KeyStoreCache.lookup(entries[0].id, forLog: log) == .present(entries[0]))
+      keys.prepareIndex()
+      #expect(try keys.lookup(added.id) == .present(added))
+      #expect(try keys.lookup(entries[1].id) == .erased(contact: "2"))
+      #expect(try keys.lookup(entries[0].id) == .present(entries[0]))
     }
   }
 

@@ -83,7 +83,7 @@ import Testing
       #expect(throws: EngineError.self) {
         try PersonalData.open(
           decoded, id: EventID(high: 1, low: 1), stream: recorded.stream, sequence: 1,
-          logPath: path)
+          log: OpenLog.named(path))
       }
     }
   }
@@ -182,11 +182,12 @@ import Testing
         return
       }
       // This process holds the whole store; then another writer destroys Miss Piggy's key.
-      _ = try KeyStoreCache.store(forLog: path)
+      let open = OpenLog.named(path)
+      _ = try open.keys.store()
       var other = try KeyStore(logPath: path)
       try other.erase(contact: "13")
       // A read that looks up another key first must not adopt the copy held from before.
-      var ring = PersonalData.KeyRing(logPath: path)
+      var ring = PersonalData.KeyRing(open)
       guard case .present = try ring.lookup(kermitKey) else {
         Issue.record("Kermit's key should be there")
         return

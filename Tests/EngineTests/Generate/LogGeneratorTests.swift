@@ -101,7 +101,8 @@ private func generateLog(
           stream: event.stream)
         decoded.append(
           try PersonalData.open(
-            valid, id: event.id, stream: event.stream, sequence: event.sequence, logPath: path
+            valid, id: event.id, stream: event.stream, sequence: event.sequence,
+            log: OpenLog.named(path)
           ).withoutSeal)
         return true
       }
@@ -167,7 +168,7 @@ private func generateLog(
       #expect(try LogVerifier(path: path).verify().isValid)
       var oracle = DeciderOracle()
       try LogReader(path: path).forEachEvent { line in
-        if let event = try PersonalData.decode(line.recordedEvent(), logPath: path) {
+        if let event = try PersonalData.decode(line.recordedEvent(), log: OpenLog.named(path)) {
           oracle.check(event.withoutSeal)
         }
         return true

@@ -53,7 +53,7 @@ func writeRawLog(_ path: String, _ lines: [(sequence: Int64, millisecond: Int64)
   func expectBisectionMatchesScan(_ path: String, probeSize: Int = 4096) throws {
     let lines = try linesByScan(path)
     func seek<Result>(_ body: (inout LogSeek) throws -> Result) throws -> Result {
-      try LogSeek.withLog(at: path) { seek throws in
+      try LogSeek.withLog(OpenLog.named(path)) { seek throws in
         seek.probeSize = probeSize
         return try body(&seek)
       }
@@ -118,7 +118,7 @@ func writeRawLog(_ path: String, _ lines: [(sequence: Int64, millisecond: Int64)
       handle.write(Data(#"{"seq":41,"id":"torn"#.utf8))
       try handle.close()
       try expectBisectionMatchesScan(path)
-      try LogSeek.withLog(at: path) { seek throws in
+      try LogSeek.withLog(OpenLog.named(path)) { seek throws in
         #expect(seek.lastSequence == 40)
         #expect(try seek.lastSequence(atOrBefore: Timestamp(millisecondsSince1970: 99_999)) == 40)
       }
@@ -129,7 +129,7 @@ func writeRawLog(_ path: String, _ lines: [(sequence: Int64, millisecond: Int64)
     try withTemporaryDirectory { directory in
       let path = directory + "/log.jsonl"
       try writeRawLog(path, [(1, 1000), (2, 2000), (3, 3000), (10, 4000), (11, 5000)])
-      try LogSeek.withLog(at: path) { seek throws in
+      try LogSeek.withLog(OpenLog.named(path)) { seek throws in
         #expect(try seek.position(after: 3) == nil)
         #expect(try seek.position(after: 10) == nil)
       }
@@ -142,7 +142,7 @@ func writeRawLog(_ path: String, _ lines: [(sequence: Int64, millisecond: Int64)
       // Written before the writer kept times in order: every event earlier than the last.
       try writeRawLog(path, (1...60).map { ($0, 100_000 - 1000 * $0) })
       let events = try readAll(path)
-      try LogSeek.withLog(at: path) { seek throws in
+      try LogSeek.withLog(OpenLog.named(path)) { seek throws in
         #expect(try seek.lastSequence(atOrBefore: Timestamp(millisecondsSince1970: 70_000)) == nil)
       }
       let replayer = Replayer(reader: LogReader(path: path))

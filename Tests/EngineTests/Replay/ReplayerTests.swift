@@ -20,7 +20,9 @@ func referenceModels(
   var models = ReadModels()
   for event in events {
     if let instant, event.timestamp > instant { continue }
-    guard let domainEvent = try PersonalData.decode(event, logPath: logPath) else { continue }
+    guard let domainEvent = try PersonalData.decode(event, log: OpenLog.named(logPath)) else {
+      continue
+    }
     models.apply(domainEvent, at: EventContext(event))
   }
   return models
