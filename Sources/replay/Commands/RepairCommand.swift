@@ -17,10 +17,27 @@ enum RepairCommand {
       as a write of their own (their "batch" names only them). It says which seqs were cut and \
       kept, the quarantine file, and the command that undoes the cut; nothing is deleted. A file that is not a log is never cut. Exits 0 when there is nothing to cut or the cut \
       was made; without --apply, exits 74 when there is something to cut.
+
+      With --from <copy> (a backup or a replica of the log), the damaged write and everything \
+      after it are put back from the copy instead of cut: the copy's lines from the damaged \
+      write on, then this log's own whole lines after the copy's end. The repaired log's Merkle \
+      root must equal the copy's at the copy's size (and, with --note/--key, the signed note's \
+      at the note's size) before a byte changes; a copy whose lines differ from this log's \
+      whole ones, or that ends before the damage, is refused (exit 65). Everything replaced \
+      still goes to quarantine first.
       """,
     options: [
       CommonOptions.log,
       Option.flag(["--apply"], help: "Make the cut (into quarantine) instead of only showing it."),
+      Option(
+        names: ["--from"], valueName: "copy",
+        help: "Restore the damaged lines from this copy of the log instead of cutting them."),
+      Option(
+        names: ["--note"], valueName: "file",
+        help: "With --from: a signed tree head the repaired log must match (with --key)."),
+      Option(
+        names: ["--key"], valueName: "key",
+        help: "The verifier key the --note must be signed with (or a file holding it)."),
       CommonOptions.lockTimeout,
       CommonOptions.json,
     ],
@@ -33,6 +50,15 @@ enum RepairCommand {
       } ?? 10
     let repair = LogRepair(path: invocation.logPath, lockTimeout: lockTimeout)
     let path = invocation.logPath
+    if let copy = invocation.value("--from") {
+      return try restore(
+        repair, from: copy, note: invocation.value("--note"), key: invocation.value("--key"),
+        applies: invocation.flag("--apply"), json: invocation.flag("--json"),
+        terminal: invocation.terminal)
+    }
+    if invocation.value("--note") != nil || invocation.value("--key") != nil {
+      throw UsageError("'--note' and '--key' check a repair from a copy: they need '--from <copy>'")
+    }
     let applies = invocation.flag("--apply")
     let cut: LogRepair.Cut?
     var quarantine: String?
