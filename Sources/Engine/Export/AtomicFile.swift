@@ -50,28 +50,15 @@ public enum AtomicFile {
     let temporary =
       directory + "/." + name + ".\(getpid())-"
       + String(UInt32.random(in: .min ... .max), radix: 16) + ".tmp"
-    let descriptor = PathOperations.createExclusive(temporary, permissions: 0o666)
-    guard descriptor >= 0 else {
-      throw .cannotCreateOutput(path: path, reason: systemErrorMessage(errno))
-    }
-    let file = FileDescriptor(rawValue: descriptor, path: temporary)
-    do throws(EngineError) {
-      if let mode = permissions(atPath: path) { _ = fchmod(descriptor, mode) }
-      let written = bytes.withUnsafeBytes { buffer in
-        Result { () throws(EngineError) in try file.writeAll(buffer) }
-      }
-      try written.get()
-      try file.synchronize()
+    do throws(SidecarFile.ReplaceFailure) {
+      try SidecarFile.replace(path, with: bytes, through: temporary, permissions: 0o666)
     } catch {
-      file.close()
-      PathOperations.unlink(temporary)
-      throw .cannotCreateOutput(path: path, reason: reason(error))
-    }
-    file.close()
-    guard PathOperations.rename(temporary, path) == 0 else {
-      let code = errno
-      PathOperations.unlink(temporary)
-      throw .cannotCreateOutput(path: path, reason: systemErrorMessage(code))
+      switch error {
+      case .create(let code), .rename(let code):
+        throw .cannotCreateOutput(path: path, reason: systemErrorMessage(code))
+      case .write(let failure):
+        throw .cannotCreateOutput(path: path, reason: reason(failure))
+      }
     }
     FileDescriptor.synchronizeDirectory(containing: path)
   }
@@ -121,13 +108,6 @@ public enum AtomicFile {
     guard let slash = path.lastIndex(of: "/") else { return (".", path) }
     let directory = slash == path.startIndex ? "/" : String(path[..<slash])
     return (directory, String(path[path.index(after: slash)...]))
-  }
-
-  /// The permission bits of the regular file at `path`, if there is one.
-  static func permissions(atPath path: String) -> mode_t? {
-    var info = stat()
-    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-    return info.st_mode & 0o7777
   }
 
   /// The system's message in an I/O error.

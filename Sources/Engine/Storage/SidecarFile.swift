@@ -33,10 +33,37 @@ enum SidecarFile {
   ///   removed and `path` is as it was.
   static func write(_ bytes: [UInt8], to path: String) throws(EngineError) {
     let temporary = temporaryPath(for: path)
-    let descriptor = PathOperations.createExclusive(temporary, permissions: 0o600)
-    guard descriptor >= 0 else {
-      throw .io(path: temporary, operation: "create", code: errno)
+    do throws(ReplaceFailure) {
+      try replace(path, with: bytes, through: temporary, permissions: 0o600)
+    } catch {
+      switch error {
+      case .create(let code): throw .io(path: temporary, operation: "create", code: code)
+      case .write(let failure): throw failure
+      case .rename(let code): throw .io(path: path, operation: "rename", code: code)
+      }
     }
+    try synchronizeDirectory(containing: path)
+  }
+
+  /// Which step of `replace` failed.
+  enum ReplaceFailure: Error {
+    /// The temporary file could not be created (`errno`).
+    case create(Int32)
+    /// Writing or syncing it failed.
+    case write(EngineError)
+    /// The rename over `path` failed (`errno`).
+    case rename(Int32)
+  }
+
+  /// The steps every whole-file write takes, here and in `AtomicFile`: `temporary` (beside
+  /// `path`) created exclusively with `permissions` (a file replaced keeps its own), written,
+  /// synced and renamed over `path`. On failure the temporary file is removed and `path` is as
+  /// it was. The caller syncs the folder.
+  static func replace(
+    _ path: String, with bytes: [UInt8], through temporary: String, permissions: mode_t
+  ) throws(ReplaceFailure) {
+    let descriptor = PathOperations.createExclusive(temporary, permissions: permissions)
+    guard descriptor >= 0 else { throw .create(errno) }
     let file = FileDescriptor(rawValue: descriptor, path: temporary)
     do throws(EngineError) {
       var info = stat()
@@ -49,15 +76,14 @@ enum SidecarFile {
     } catch {
       file.close()
       PathOperations.unlink(temporary)
-      throw error
+      throw .write(error)
     }
     file.close()
     guard PathOperations.rename(temporary, path) == 0 else {
       let code = errno
       PathOperations.unlink(temporary)
-      throw .io(path: path, operation: "rename", code: code)
+      throw .rename(code)
     }
-    try synchronizeDirectory(containing: path)
   }
 
   /// Checks that a file can be created beside `path` (its folder takes new entries) and that
