@@ -22,17 +22,8 @@ enum ContactSourceParser {
         source: collector.sourceName, kind: .contacts,
         expected: "an array of contact objects", found: SourceDocument.describeLayout(document))
     }
-    collector.expect(elements.count)
-    for (offset, element) in elements.enumerated() {
-      let index = offset + 1
-      defer { collector.advanced(to: index) }
-      let reading = RecordFields.reading(
-        element, kind: .contacts, index: index, expected: "a contact object {\"id\", \"name\", ...}"
-      )
-      guard var fields = reading.fields else {
-        if let problem = reading.problem { collector.problems.append(problem) }
-        continue
-      }
+    collector.forEachRecord(elements, expected: "a contact object {\"id\", \"name\", ...}") {
+      collector, index, fields in
       let object = fields.object
       let id = fields.validated(
         "id", object["id"], expected: "a contact id (a string)", acceptingNumbers: true
@@ -74,7 +65,7 @@ enum ContactSourceParser {
       let label = RecordLabel.joined(
         RecordLabel.quoted("id", idText), RecordLabel.quoted("name", object["name"]?.stringValue))
       collector.problems += fields.problems(label: label)
-      guard !fields.isRejected, let id, let name else { continue }
+      guard !fields.isRejected, let id, let name else { return }
       let record = ContactRecord(
         id: id, name: name, companyName: companyName, isFavorite: isFavorite,
         smallImageURL: smallImageURL, largeImageURL: largeImageURL, emailAddress: emailAddress,

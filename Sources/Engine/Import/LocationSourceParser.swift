@@ -31,17 +31,9 @@ enum LocationSourceParser {
           "a GeoJSON FeatureCollection {\"type\": \"FeatureCollection\", \"features\": [...]}",
         found: SourceDocument.describeLayout(document))
     }
-    collector.expect(elements.count)
-    for (offset, element) in elements.enumerated() {
-      let index = offset + 1
-      defer { collector.advanced(to: index) }
-      let reading = RecordFields.reading(
-        element, kind: .locations, index: index,
-        expected: "a GeoJSON Feature {\"type\", \"id\", \"geometry\", \"properties\"}")
-      guard var fields = reading.fields else {
-        if let problem = reading.problem { collector.problems.append(problem) }
-        continue
-      }
+    collector.forEachRecord(
+      elements, expected: "a GeoJSON Feature {\"type\", \"id\", \"geometry\", \"properties\"}"
+    ) { collector, index, fields in
       let object = fields.object
       if let type = object["type"], type.stringValue != "Feature" {
         fields.report("type", type, "expected \"Feature\"")
@@ -66,7 +58,7 @@ enum LocationSourceParser {
         RecordLabel.quoted("id", idText),
         RecordLabel.quoted("name", properties["name"]?.stringValue))
       collector.problems += fields.problems(label: label)
-      guard !fields.isRejected, let id, let name, let coordinate else { continue }
+      guard !fields.isRejected, let id, let name, let coordinate else { return }
       collector.add(
         .location(
           .importLocation(

@@ -29,18 +29,10 @@ enum ObservationSourceParser {
         expected: "an object {\"status\", \"observations\": [...]} or an array of observations",
         found: SourceDocument.describeLayout(document))
     }
-    collector.expect(elements.count)
-    for (offset, element) in elements.enumerated() {
-      let index = offset + 1
-      defer { collector.advanced(to: index) }
-      let reading = RecordFields.reading(
-        element, kind: .observations, index: index,
-        expected: "an observation object {\"classification\", \"title\", \"description\", \"date\"}"
-      )
-      guard var fields = reading.fields else {
-        if let problem = reading.problem { collector.problems.append(problem) }
-        continue
-      }
+    collector.forEachRecord(
+      elements,
+      expected: "an observation object {\"classification\", \"title\", \"description\", \"date\"}"
+    ) { collector, index, fields in
       let object = fields.object
       let title = fields.title("title", object["title"], noun: "a title")
       var classification: Classification?
@@ -66,7 +58,7 @@ enum ObservationSourceParser {
       }
       let label = RecordLabel.quoted("title", object["title"]?.stringValue)
       collector.problems += fields.problems(label: label)
-      guard !fields.isRejected, let classification, let title, let date else { continue }
+      guard !fields.isRejected, let classification, let title, let date else { return }
       let record = ObservationRecord(
         classification: classification, title: title, description: description, date: date)
       let command =

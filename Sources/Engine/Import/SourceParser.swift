@@ -103,6 +103,26 @@ public enum SourceParser {
       records.reserveCapacity(count)
     }
 
+    /// Walks a source's records: sets how many there are, reads each element as a record's
+    /// fields (one that is not an object is a problem, and skipped), calls `body` with the
+    /// collector, the record's 1-based index and its fields, and reports progress after each.
+    mutating func forEachRecord(
+      _ elements: [JSONValue], expected: String,
+      _ body: (inout Collector, Int, inout RecordFields) -> Void
+    ) {
+      expect(elements.count)
+      for (offset, element) in elements.enumerated() {
+        let index = offset + 1
+        defer { advanced(to: index) }
+        let reading = RecordFields.reading(element, kind: kind, index: index, expected: expected)
+        guard var fields = reading.fields else {
+          if let problem = reading.problem { problems.append(problem) }
+          continue
+        }
+        body(&self, index, &fields)
+      }
+    }
+
     /// Adds a valid record.
     mutating func add(_ command: RecordCommand, index: Int, label: String?) {
       records.append(

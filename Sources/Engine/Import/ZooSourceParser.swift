@@ -58,30 +58,21 @@ enum ZooSourceParser {
         "'\(collector.sourceName)' is one page of the API's answer: \(elements.count) of "
           + "\(total) animals from offset \(offset); import the other pages for the rest")
     }
-    collector.expect(elements.count)
     var identities = ZooRecordIdentities()
-    for (offset, element) in elements.enumerated() {
-      let index = offset + 1
-      defer { collector.advanced(to: index) }
-      let reading = RecordFields.reading(
-        element, kind: .zoo, index: index,
-        expected: "an animal object {\"_id\", \"A_Name_Ch\", ...}")
-      guard var fields = reading.fields else {
-        if let problem = reading.problem { collector.problems.append(problem) }
-        continue
-      }
+    collector.forEachRecord(elements, expected: "an animal object {\"_id\", \"A_Name_Ch\", ...}") {
+      collector, index, fields in
       if let inserted = fields.object["replay_inserted"] {
         // An animal a user inserted, as `replay export animals` writes it.
         let (command, label) = readInserted(inserted, &fields)
         collector.problems += fields.problems(label: label)
-        guard !fields.isRejected, let command else { continue }
+        guard !fields.isRejected, let command else { return }
         collector.add(.animal(command), index: index, label: label)
-        continue
+        return
       }
       let (read, label) = read(&fields)
       collector.problems += fields.problems(label: label)
       guard !fields.isRejected, var record = read, let id = identities.id(for: record) else {
-        continue
+        return
       }
       record.id = id
       collector.add(
