@@ -25,7 +25,7 @@ enum ContactsCommand {
       """,
     arguments: [Argument(name: "id", help: "The contact's id, e.g. 13.")],
     options: CommonOptions.audit + CommonOptions.writing + [
-      Option.flag(["--json"], help: "Print what was done as JSON.")
+      CommonOptions.json.withHelp("Print what was done as JSON.")
     ],
     run: { invocation in
       let id = try invocation.domainValue("id") { text throws(EventsError) in try ContactID(text)
@@ -37,7 +37,7 @@ enum ContactsCommand {
       } catch let error as EventsError {
         throw invocation.inCommandLineWords(error)
       }
-      if invocation.flag("--json") {
+      if invocation[CommonOptions.json] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("appended")

@@ -31,23 +31,24 @@ enum DiffCommand {
     arguments: [ReadModelArguments.model],
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--from"], valueName: "point", help: "The older point: a seq or an ISO 8601 time.",
-        isRequired: true),
-      Option(
-        names: ["--to"], valueName: "point", help: "The newer point: a seq or an ISO 8601 time.",
-        defaultDescription: "the end of the log"),
-      CommonOptions.json,
+      from, to, CommonOptions.json,
     ],
     run: run)
 
+  static let from = ReadModelArguments.point(
+    names: ["--from"], valueName: "point", help: "The older point: a seq or an ISO 8601 time.",
+    isRequired: true)
+  static let to = ReadModelArguments.point(
+    names: ["--to"], valueName: "point", help: "The newer point: a seq or an ISO 8601 time.",
+    defaultDescription: "the end of the log")
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let model = try invocation.readModelName()
-    let from = try invocation.replayPoint("--from") ?? .end
-    let to = try invocation.replayPoint("--to") ?? .end
+    let from = try invocation[DiffCommand.from] ?? .end
+    let to = try invocation[DiffCommand.to] ?? .end
     let replayer = invocation.replayer
     let diff = try replayer.diff(model: model, from: from, to: to)
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: json(diff) + [0x0A])
     } else {
       invocation.terminal.write(text(diff))

@@ -13,19 +13,18 @@ enum DigestCommand {
       """,
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--at"], valueName: "seq", help: "The last event to cover.",
-        defaultDescription: "the last event"),
-      CommonOptions.json,
+      at, CommonOptions.json,
     ],
     run: run)
 
+  static let at = ValueOption(
+    names: ["--at"], valueName: "seq", help: "The last event to cover.",
+    defaultDescription: "the last event", expecting: ProveCommand.positive, Int64.positive)
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let sequence = try invocation.parse("--at", expecting: "expected a whole number ≥ 1") {
-      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-    }
+    let sequence = try invocation[at]
     let digest = try LogDigest.compute(invocation.logReader, through: sequence)
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
       writer.key("seq")

@@ -44,7 +44,7 @@ enum HistoryCommand {
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let history = try invocation.logReader.history(of: invocation.requiredValue("entity"))
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: json(history) + [0x0A])
     } else {
       invocation.terminal.write(text(history))

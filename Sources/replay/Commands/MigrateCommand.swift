@@ -22,19 +22,19 @@ enum MigrateCommand {
       """,
     options: [
       CommonOptions.log,
-      Option.flag(
-        ["--encrypt-personal-data"],
-        help: "Seal the contacts' personal fields (the one migration there is; required)."),
-      Option(
-        names: ["--output"], valueName: "path", help: "The new log; it must not exist.",
-        defaultDescription: "required"),
-      Option.flag(
-        ["--json"],
-        help:
-          "Print the summary as JSON: {\"output\", \"events\", \"sealed\", \"alreadySealed\", \"keys\": {\"path\", \"made\", \"carriedOver\"}, \"comparedAt\", \"oldLogHeldPersonalDataInClear\", \"note\"}."
+      encryptPersonalData, output,
+      CommonOptions.json.withHelp(
+        "Print the summary as JSON: {\"output\", \"events\", \"sealed\", \"alreadySealed\", \"keys\": {\"path\", \"made\", \"carriedOver\"}, \"comparedAt\", \"oldLogHeldPersonalDataInClear\", \"note\"}."
       ),
     ],
     run: run)
+
+  static let encryptPersonalData = Flag(
+    ["--encrypt-personal-data"],
+    help: "Seal the contacts' personal fields (the one migration there is; required).")
+  static let output = TextOption(
+    names: ["--output"], valueName: "path", help: "The new log; it must not exist.",
+    defaultDescription: "required")
 
   /// What is left in the old log, and what an erasure in the new one still needs: true for a
   /// log in clear, a partly sealed one and one sealed already.
@@ -72,11 +72,11 @@ enum MigrateCommand {
   }
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    guard invocation.flag("--encrypt-personal-data") else {
+    guard invocation[encryptPersonalData] else {
       throw UsageError(
         "'replay migrate' needs '--encrypt-personal-data' (the one migration there is)")
     }
-    guard let output = invocation.value("--output") else {
+    guard let output = invocation[output] else {
       throw UsageError("Missing '--output <path>': the new log to write")
     }
     guard !output.isEmpty else {
@@ -96,7 +96,7 @@ enum MigrateCommand {
         "note: removed what a migrate that was killed (process \(leftover.processID)) left: "
           + leftover.paths.map { "'\($0)'" }.joined(separator: ", ") + "\n")
     }
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: json(summary, source: source, output: output))
       return .success
     }

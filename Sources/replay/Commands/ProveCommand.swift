@@ -19,27 +19,24 @@ enum ProveCommand {
     ],
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--consistency"], valueName: "old-size",
-        help: "Prove the tree of this many events is a prefix of the --head tree."),
-      Option(
-        names: ["--head"], valueName: "size", help: "The tree to prove against.",
-        defaultDescription: "the whole log"),
-      Option.flag(["--json"], help: "Print the proof as JSON, the form 'replay check' reads."),
+      consistency, head,
+      CommonOptions.json.withHelp("Print the proof as JSON, the form 'replay check' reads."),
     ],
     run: run)
 
+  static let consistency = ValueOption(
+    names: ["--consistency"], valueName: "old-size",
+    help: "Prove the tree of this many events is a prefix of the --head tree.",
+    expecting: positive, Int64.positive)
+  static let head = ValueOption(
+    names: ["--head"], valueName: "size", help: "The tree to prove against.",
+    defaultDescription: "the whole log", expecting: positive, Int64.positive)
+  static let positive = "expected a whole number ≥ 1"
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let positive = "expected a whole number ≥ 1"
-    let sequence = try invocation.parse("seq", expecting: positive) {
-      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-    }
-    let oldSize = try invocation.parse("--consistency", expecting: positive) {
-      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-    }
-    let head = try invocation.parse("--head", expecting: positive) {
-      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-    }
+    let sequence = try invocation.parse("seq", expecting: positive, Int64.positive)
+    let oldSize = try invocation[consistency]
+    let head = try invocation[ProveCommand.head]
     switch (sequence, oldSize) {
     case (nil, nil):
       throw UsageError("Give the <seq> to prove, or '--consistency <old size>'")
@@ -77,7 +74,7 @@ enum ProveCommand {
       writeHashes(path, to: &writer)
     }
     writer.endObject()
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {
       invocation.terminal.write(try text(of: writer.bytes))

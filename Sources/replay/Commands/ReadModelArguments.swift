@@ -21,6 +21,32 @@ enum ReadModelArguments {
     "zoo": AnimalCatalog.name,
   ]
 
+  /// Declares an option whose value is a point given as a seq or an ISO 8601 time (`--from`,
+  /// `--to`): a seq is the state after that event (0: before any); a time is the state after
+  /// every event whose `at` is at or before it (`--as-of`). A time without a zone is UTC.
+  ///
+  /// - Parameters:
+  ///   - names: The names, such as `["--from"]`.
+  ///   - valueName: The value placeholder, such as `point`.
+  ///   - help: One line of help.
+  ///   - defaultDescription: What help shows as the default.
+  ///   - isRequired: Whether the option must be given.
+  /// - Returns: The declaration.
+  static func point(
+    names: [String], valueName: String, help: String, defaultDescription: String? = nil,
+    isRequired: Bool = false
+  ) -> ValueOption<ReplayPoint> {
+    ValueOption(
+      names: names, valueName: valueName, help: help, defaultDescription: defaultDescription,
+      isRequired: isRequired, expecting: pointExpectation
+    ) { text in
+      if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+        return Int64(text).map { .sequence($0) }
+      }
+      return ParsedInvocation.instant(text).map { .instant($0) }
+    }
+  }
+
   /// `a, b or c`.
   static func listing(_ items: [String], conjunction: String) -> String {
     guard items.count > 1 else { return items.first ?? "" }
@@ -50,18 +76,6 @@ extension ParsedInvocation {
       text, for: "<model>",
       reason: ": expected one of \(models)" + (suggestion.map { ". Did you mean '\($0)'?" } ?? ""),
       help: ReadModelArguments.model.help)
-  }
-
-  /// A point given as a seq or an ISO 8601 time (`--from`, `--to`): a seq is the state after
-  /// that event (0: before any); a time is the state after every event whose `at` is at or
-  /// before it (`--as-of`). A time without a zone is UTC.
-  func replayPoint(_ name: String) throws(UsageError) -> ReplayPoint? {
-    try parse(name, expecting: ReadModelArguments.pointExpectation) { text in
-      if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-        return Int64(text).map { .sequence($0) }
-      }
-      return Self.instant(text).map { .instant($0) }
-    }
   }
 
   /// An ISO 8601 time within the years 0000-9999; without a zone, UTC.

@@ -31,7 +31,7 @@ enum RebuildCommand {
     let counts = ReadModels.modelNames.map { name in
       (name, result.models.model(named: name)?.count ?? 0)
     }
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
       writer.key("seq")

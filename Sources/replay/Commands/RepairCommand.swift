@@ -20,20 +20,18 @@ enum RepairCommand {
       """,
     options: [
       CommonOptions.log,
-      Option.flag(["--apply"], help: "Make the cut (into quarantine) instead of only showing it."),
-      CommonOptions.lockTimeout,
-      CommonOptions.json,
+      apply, CommonOptions.lockTimeout, CommonOptions.json,
     ],
     run: run)
 
+  static let apply = Flag(
+    ["--apply"], help: "Make the cut (into quarantine) instead of only showing it.")
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let lockTimeout =
-      try invocation.parse("--lock-timeout", expecting: "expected a number of seconds ≥ 0") {
-        Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
-      } ?? 10
+    let lockTimeout = try invocation[CommonOptions.lockTimeout] ?? 10
     let repair = LogRepair(path: invocation.logPath, lockTimeout: lockTimeout)
     let path = invocation.logPath
-    let applies = invocation.flag("--apply")
+    let applies = invocation[apply]
     let cut: LogRepair.Cut?
     var quarantine: String?
     if applies {
@@ -43,7 +41,7 @@ enum RepairCommand {
     } else {
       cut = try repair.examine()
     }
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: json(cut, log: path, quarantine: quarantine))
     } else if let cut {
       invocation.terminal.write(describe(cut, of: path, quarantine: quarantine))

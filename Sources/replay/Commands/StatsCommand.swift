@@ -16,7 +16,7 @@ enum StatsCommand {
     let statistics = try LogStatistics(reading: invocation.logReader)
     let types = statistics.eventsByType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
     let categories = statistics.eventsByCategory.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
       writer.key("events")

@@ -17,26 +17,25 @@ enum VerifyCommand {
       """,
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--digest"], valueName: "seq:sha256",
-        help: "Also prove the log still begins with the events a 'replay digest' covered."),
-      Option(
-        names: ["--note"], valueName: "file",
-        help: "Instead: check the log against a signed tree head ('replay head --sign')."),
-      Option(
-        names: ["--key"], valueName: "verifier-key",
-        help: "The key the --note must be signed with (or a file holding it)."),
+      digest,
+      CheckCommand.note.withHelp(
+        "Instead: check the log against a signed tree head ('replay head --sign')."),
+      CheckCommand.key.withHelp("The key the --note must be signed with (or a file holding it)."),
       CommonOptions.json,
     ],
     run: run)
 
+  static let digest = ValueOption(
+    names: ["--digest"], valueName: "seq:sha256",
+    help: "Also prove the log still begins with the events a 'replay digest' covered.",
+    expecting: "expected <seq>:<64 hex digits>, as 'replay digest' prints"
+  ) { LogDigest.parse($0) }
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    if invocation.value("--note") != nil || invocation.value("--key") != nil {
+    if invocation[CheckCommand.note] != nil || invocation[CheckCommand.key] != nil {
       return try verifyNote(invocation)
     }
-    let expectedDigest = try invocation.parse(
-      "--digest", expecting: "expected <seq>:<64 hex digits>, as 'replay digest' prints"
-    ) { LogDigest.parse($0) }
+    let expectedDigest = try invocation[digest]
     var verifier = LogVerifier(path: invocation.logPath, expectedDigest: expectedDigest)
     let progress = ProgressLine.forStandardError(invocation.terminal)
     defer { progress?.finish() }
@@ -46,7 +45,7 @@ enum VerifyCommand {
     let digestMatched = expectedDigest != nil && report.digest?.sha256 == expectedDigest?.sha256
     let digestMessage =
       digestMatched ? "lines 1...\(expectedDigest?.sequence ?? 0) match the digest" : nil
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
       writer.key("valid")
@@ -143,10 +142,10 @@ extension VerifyCommand {
   /// note's size, rebuilt from every line (each line checked as any read checks it), against
   /// the note's root.
   static func verifyNote(_ invocation: ParsedInvocation) throws -> ExitCode {
-    guard let note = invocation.value("--note"), let key = invocation.value("--key") else {
+    guard let note = invocation[CheckCommand.note], let key = invocation[CheckCommand.key] else {
       throw UsageError("'--note <file>' and '--key <verifier key>' go together: give both")
     }
-    guard invocation.value("--digest") == nil, !invocation.flag("--json") else {
+    guard !invocation.isGiven(digest), !invocation[CommonOptions.json] else {
       throw UsageError(
         "'--note' checks a signed tree head alone: leave out '--digest' and '--json'")
     }
