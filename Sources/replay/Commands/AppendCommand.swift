@@ -116,22 +116,9 @@ enum AppendCommand {
     if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("appended")
-      writer.integer(summary.appendedCount)
-      writer.key("duplicates")
-      writer.integer(summary.duplicateCount)
-      writer.key("firstSeq")
-      if let sequences = summary.sequences {
-        writer.integer(sequences.lowerBound)
-      } else {
-        writer.null()
-      }
-      writer.key("lastSeq")
-      if let sequences = summary.sequences {
-        writer.integer(sequences.upperBound)
-      } else {
-        writer.null()
-      }
+      writer.member("appended", summary.appendedCount)
+      writer.member("duplicates", summary.duplicateCount)
+      writer.sequenceMembers(summary.sequences)
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {

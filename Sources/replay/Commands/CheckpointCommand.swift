@@ -144,18 +144,14 @@ enum CheckpointCommand {
     if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("every")
-      if let every = store.interval { writer.integer(every) } else { writer.null() }
+      writer.member("every", store.interval)
       writer.key("checkpoints")
       writer.beginArray()
       for row in rows {
         writer.beginObject()
-        writer.key("seq")
-        writer.integer(row.entry.sequence)
-        writer.key("bytes")
-        writer.integer(row.entry.byteCount)
-        writer.key("problem")
-        if let problem = row.problem { writer.string(problem) } else { writer.null() }
+        writer.member("seq", row.entry.sequence)
+        writer.member("bytes", row.entry.byteCount)
+        writer.member("problem", row.problem)
         writer.endObject()
       }
       writer.endArray()

@@ -46,16 +46,13 @@ enum ContactsCommand {
         } else {
           writer.null()
         }
-        writer.key("destroyedKeys")
-        writer.integer(erasure.destroyedKeyCount)
-        writer.key("removedCheckpoints")
-        writer.integer(erasure.removedCheckpointCount)
+        writer.member("destroyedKeys", erasure.destroyedKeyCount)
+        writer.member("removedCheckpoints", erasure.removedCheckpointCount)
         writer.key("checkpointsNotRemoved")
         writer.beginArray()
         for path in erasure.checkpointsNotRemoved { writer.string(path) }
         writer.endArray()
-        writer.key("noChangeReason")
-        if let reason = erasure.noChangeReason { writer.string(reason) } else { writer.null() }
+        writer.member("noChangeReason", erasure.noChangeReason)
         writer.endObject()
         invocation.terminal.write(bytes: writer.bytes + [0x0A])
         return .success

@@ -94,8 +94,7 @@ enum DiffCommand {
   static func json(_ diff: ReadModelDiff) -> [UInt8] {
     var writer = JSONWriter(capacity: 1024)
     writer.beginObject()
-    writer.key("model")
-    writer.string(diff.model)
+    writer.member("model", diff.model)
     writer.key("from")
     diff.from.write(to: &writer, lastSequence: diff.fromSequence)
     writer.key("to")
@@ -105,8 +104,7 @@ enum DiffCommand {
       writer.beginArray()
       for (id, entry) in entries {
         writer.beginObject()
-        writer.key("id")
-        writer.string(id)
+        writer.member("id", id)
         writer.key("fields")
         entry.writeFields(to: &writer)
         writer.endObject()
@@ -117,21 +115,9 @@ enum DiffCommand {
     writer.beginArray()
     for change in diff.changes.changed {
       writer.beginObject()
-      writer.key("id")
-      writer.string(change.id)
+      writer.member("id", change.id)
       writer.key("fields")
-      writer.beginArray()
-      for field in change.fields {
-        writer.beginObject()
-        writer.key("name")
-        writer.string(field.name)
-        writer.key("before")
-        writer.fieldValue(field.before, kind: field.kind)
-        writer.key("after")
-        writer.fieldValue(field.after, kind: field.kind)
-        writer.endObject()
-      }
-      writer.endArray()
+      writer.fieldDifferences(change.fields, nameKey: "name")
       writer.endObject()
     }
     writer.endArray()

@@ -27,12 +27,9 @@ enum DigestCommand {
     if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("seq")
-      writer.integer(digest.sequence)
-      writer.key("sha256")
-      writer.string(SHA256.hex(digest.sha256))
-      writer.key("bytes")
-      writer.integer(digest.byteCount)
+      writer.member("seq", digest.sequence)
+      writer.member("sha256", SHA256.hex(digest.sha256))
+      writer.member("bytes", digest.byteCount)
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {

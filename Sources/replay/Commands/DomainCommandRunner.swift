@@ -53,8 +53,7 @@ enum DomainCommandRunner {
       writer.beginArray()
       for event in result.events { writer.rawValue(event.logLine.dropLast()) }
       writer.endArray()
-      writer.key("noChangeReason")
-      if let reason = result.noChangeReason { writer.string(reason) } else { writer.null() }
+      writer.member("noChangeReason", result.noChangeReason)
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
       return

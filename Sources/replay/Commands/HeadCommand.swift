@@ -52,10 +52,8 @@ enum HeadCommand {
     } else if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("treeSize")
-      writer.integer(size)
-      writer.key("rootHash")
-      writer.string(SHA256.hex(root))
+      writer.member("treeSize", size)
+      writer.member("rootHash", SHA256.hex(root))
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {

@@ -366,29 +366,20 @@ enum ImportReport {
     let plan = result.plan
     var writer = JSONWriter()
     writer.beginObject()
-    writer.key("kind")
-    writer.string(parsed.kind.rawValue)
-    writer.key("source")
-    writer.string(parsed.sourceName)
-    writer.key("dryRun")
-    writer.bool(dryRun)
-    writer.key("records")
-    writer.integer(parsed.recordCount)
-    writer.key("imported")
-    writer.integer(plan.changedRecordCount)
-    writer.key("unchanged")
-    writer.integer(plan.unchanged.count)
+    writer.member("kind", parsed.kind.rawValue)
+    writer.member("source", parsed.sourceName)
+    writer.member("dryRun", dryRun)
+    writer.member("records", parsed.recordCount)
+    writer.member("imported", plan.changedRecordCount)
+    writer.member("unchanged", plan.unchanged.count)
     writer.key("keptRemoved")
     writer.beginArray()
     for outcome in plan.keptRemoved {
       writer.beginObject()
-      writer.key("record")
-      writer.integer(outcome.recordIndex)
-      optionalString("label", outcome.label, &writer)
-      writer.key("stream")
-      writer.string(outcome.stream)
-      writer.key("reason")
-      writer.string(outcome.reason)
+      writer.member("record", outcome.recordIndex)
+      writer.member("label", outcome.label)
+      writer.member("stream", outcome.stream)
+      writer.member("reason", outcome.reason)
       writer.endObject()
     }
     writer.endArray()
@@ -396,36 +387,18 @@ enum ImportReport {
     writer.beginArray()
     for problem in problems {
       writer.beginObject()
-      writer.key("record")
-      writer.integer(problem.index)
-      optionalString("label", problem.label, &writer)
-      writer.key("field")
-      writer.string(problem.field)
-      writer.key("value")
-      writer.string(problem.value)
-      writer.key("reason")
-      writer.string(problem.reason)
-      writer.key("rejectsRecord")
-      writer.bool(problem.rejectsRecord)
+      writer.member("record", problem.index)
+      writer.member("label", problem.label)
+      writer.member("field", problem.field)
+      writer.member("value", problem.value)
+      writer.member("reason", problem.reason)
+      writer.member("rejectsRecord", problem.rejectsRecord)
       writer.endObject()
     }
     writer.endArray()
-    writer.key("appended")
-    writer.integer(result.appendedCount)
-    writer.key("duplicates")
-    writer.integer(result.duplicateCount)
-    writer.key("firstSeq")
-    if let sequences = result.sequences {
-      writer.integer(sequences.lowerBound)
-    } else {
-      writer.null()
-    }
-    writer.key("lastSeq")
-    if let sequences = result.sequences {
-      writer.integer(sequences.upperBound)
-    } else {
-      writer.null()
-    }
+    writer.member("appended", result.appendedCount)
+    writer.member("duplicates", result.duplicateCount)
+    writer.sequenceMembers(result.sequences)
     writer.key("eventsByType")
     writer.beginObject()
     for count in plan.eventCounts {
@@ -438,29 +411,18 @@ enum ImportReport {
       writer.beginArray()
       for event in plan.events {
         writer.beginObject()
-        writer.key("record")
-        writer.integer(event.recordIndex)
-        writer.key("stream")
-        writer.string(event.stream)
-        writer.key("version")
-        writer.integer(event.version)
-        writer.key("type")
-        writer.string(event.type)
-        writer.key("id")
-        writer.string(event.event.id?.description ?? "")
-        writer.key("summary")
-        writer.string(event.summary)
+        writer.member("record", event.recordIndex)
+        writer.member("stream", event.stream)
+        writer.member("version", event.version)
+        writer.member("type", event.type)
+        writer.member("id", event.event.id?.description ?? "")
+        writer.member("summary", event.summary)
         writer.endObject()
       }
       writer.endArray()
     }
     writer.endObject()
     return writer.bytes + [0x0A]
-  }
-
-  private static func optionalString(_ key: String, _ value: String?, _ writer: inout JSONWriter) {
-    writer.key(key)
-    if let value { writer.string(value) } else { writer.null() }
   }
 
   /// `18 ContactAdded`, `1 ContactUpdated, 1 ContactFavorited`.

@@ -102,14 +102,11 @@ extension ReplayPoint {
     writer.beginObject()
     switch self {
     case .end:
-      writer.key("seq")
-      writer.integer(lastSequence)
+      writer.member("seq", lastSequence)
     case .sequence(let sequence):
-      writer.key("seq")
-      writer.integer(sequence)
+      writer.member("seq", sequence)
     case .instant(let instant):
-      writer.key("time")
-      writer.string(instant.description)
+      writer.member("time", instant.description)
     }
     writer.endObject()
   }
@@ -121,8 +118,7 @@ extension ReadModelEntry {
     writer.beginArray()
     for field in fields {
       writer.beginObject()
-      writer.key("name")
-      writer.string(field.name)
+      writer.member("name", field.name)
       writer.key("value")
       writer.fieldValue(field.value, kind: field.kind)
       writer.endObject()
@@ -132,6 +128,24 @@ extension ReadModelEntry {
 }
 
 extension JSONWriter {
+  /// `[{"<nameKey>", "before", "after"}]`: changed fields as `diff` (`name`) and `history`
+  /// (`field`) print them; "before" or "after" is `null` when the entity did not have it.
+  mutating func fieldDifferences(
+    _ differences: [EntryDiff.FieldDifference], nameKey: StaticString
+  ) {
+    beginArray()
+    for difference in differences {
+      beginObject()
+      member(nameKey, difference.name)
+      key("before")
+      fieldValue(difference.before, kind: difference.kind)
+      key("after")
+      fieldValue(difference.after, kind: difference.kind)
+      endObject()
+    }
+    endArray()
+  }
+
   /// An entry field's value in JSON: a boolean or number field as a JSON boolean or number,
   /// text as a string, an absent value as `null`.
   mutating func fieldValue(_ value: String?, kind: ReadModelEntry.Field.Kind) {

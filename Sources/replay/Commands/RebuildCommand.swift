@@ -34,12 +34,9 @@ enum RebuildCommand {
     if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("seq")
-      writer.integer(result.lastSequence)
-      writer.key("eventsRead")
-      writer.integer(result.eventsRead)
-      writer.key("startedFromCheckpoint")
-      if let start = result.startedFrom { writer.integer(start) } else { writer.null() }
+      writer.member("seq", result.lastSequence)
+      writer.member("eventsRead", result.eventsRead)
+      writer.member("startedFromCheckpoint", result.startedFrom)
       writer.key("seconds")
       writer.number(seconds)
       writer.key("eventsPerSecond")

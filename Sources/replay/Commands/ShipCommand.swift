@@ -96,21 +96,16 @@ enum ShipCommand {
   static func line(_ progress: LogShipper.Progress, eventsPerSecond: Int64) -> [UInt8] {
     var writer = JSONWriter()
     writer.beginObject()
-    writer.key("shipped")
-    writer.integer(progress.shippedEvents)
-    writer.key("seq")
-    writer.integer(progress.lastShippedSequence)
-    writer.key("logSeq")
-    writer.integer(progress.logLastSequence)
-    writer.key("lag")
-    writer.integer(progress.lag)
+    writer.member("shipped", progress.shippedEvents)
+    writer.member("seq", progress.lastShippedSequence)
+    writer.member("logSeq", progress.logLastSequence)
+    writer.member("lag", progress.lag)
     if let at = progress.lastShippedAt {
       writer.key("lagMilliseconds")
       writer.integer(
         max(0, progress.committedAt.millisecondsSince1970 - at.millisecondsSince1970))
     }
-    writer.key("eventsPerSecond")
-    writer.integer(eventsPerSecond)
+    writer.member("eventsPerSecond", eventsPerSecond)
     writer.endObject()
     return writer.bytes + [0x0A]
   }

@@ -91,11 +91,9 @@ enum StateCommand {
     if invocation[CommonOptions.json] {
       var writer = JSONWriter(capacity: 1 << 16)
       writer.beginObject()
-      writer.key("seq")
-      writer.integer(result.lastFoldedSequence)
+      writer.member("seq", result.lastFoldedSequence)
       if case .instant(let instant) = try invocation.replayPoint() {
-        writer.key("asOf")
-        writer.string(instant.description)
+        writer.member("asOf", instant.description)
       }
       for name in names {
         guard let readModel = result.models.model(named: name) else { continue }
@@ -146,12 +144,9 @@ enum StateCommand {
     if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("seq")
-      writer.integer(result.lastSequence)
-      writer.key("model")
-      writer.string(model)
-      writer.key("id")
-      writer.string(id)
+      writer.member("seq", result.lastSequence)
+      writer.member("model", model)
+      writer.member("id", id)
       writer.key("fields")
       entry.writeFields(to: &writer)
       writer.endObject()

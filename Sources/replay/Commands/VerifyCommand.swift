@@ -48,61 +48,41 @@ enum VerifyCommand {
     if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("valid")
-      writer.bool(report.isValid)
-      writer.key("events")
-      writer.integer(report.eventCount)
-      writer.key("streams")
-      writer.integer(report.streamCount)
-      writer.key("lastSeq")
-      writer.integer(report.lastSequence)
-      writer.key("bytes")
-      writer.integer(report.byteCount)
+      writer.member("valid", report.isValid)
+      writer.member("events", report.eventCount)
+      writer.member("streams", report.streamCount)
+      writer.member("lastSeq", report.lastSequence)
+      writer.member("bytes", report.byteCount)
       writer.key("problems")
       writer.beginArray()
       for problem in report.problems {
         writer.beginObject()
         // A problem of the whole log (a digest mismatch) has no line: null, not 0.
-        writer.key("line")
-        if problem.line > 0 { writer.integer(problem.line) } else { writer.null() }
-        writer.key("offset")
-        if problem.line > 0 { writer.integer(problem.offset) } else { writer.null() }
-        writer.key("message")
-        writer.string(problem.message)
+        writer.member("line", problem.line > 0 ? problem.line : nil)
+        writer.member("offset", problem.line > 0 ? problem.offset : nil)
+        writer.member("message", problem.message)
         writer.endObject()
       }
       writer.endArray()
       writer.key("digest")
       if let expectedDigest {
         writer.beginObject()
-        writer.key("seq")
-        writer.integer(expectedDigest.sequence)
-        writer.key("expected")
-        writer.string(SHA256.hex(expectedDigest.sha256))
-        writer.key("found")
-        if let found = report.digest {
-          writer.string(SHA256.hex(found.sha256))
-        } else {
-          writer.null()
-        }
-        writer.key("matches")
-        writer.bool(digestMatched)
+        writer.member("seq", expectedDigest.sequence)
+        writer.member("expected", SHA256.hex(expectedDigest.sha256))
+        writer.member("found", report.digest.map { SHA256.hex($0.sha256) })
+        writer.member("matches", digestMatched)
         writer.endObject()
       } else {
         writer.null()
       }
-      writer.key("uncommittedTail")
-      if let tail = report.uncommittedTail { writer.string(tail) } else { writer.null() }
-      writer.key("checkpointsChecked")
-      writer.integer(report.checkpointsChecked)
+      writer.member("uncommittedTail", report.uncommittedTail)
+      writer.member("checkpointsChecked", report.checkpointsChecked)
       writer.key("quarantined")
       writer.beginArray()
       for entry in report.quarantined {
         writer.beginObject()
-        writer.key("path")
-        writer.string(entry.path)
-        writer.key("bytes")
-        writer.integer(entry.byteCount)
+        writer.member("path", entry.path)
+        writer.member("bytes", entry.byteCount)
         writer.endObject()
       }
       writer.endArray()
