@@ -154,3 +154,36 @@ extension ValueOption where Value == String {
   }
 
 }
+
+extension UsageError {
+  /// `Give either '--at <seq>' or '--as-of <time>', not both`: two options that exclude each
+  /// other, as usage shows them.
+  ///
+  /// - Parameters:
+  ///   - first: One option.
+  ///   - second: The option it excludes.
+  /// - Returns: The usage error.
+  static func notBoth(_ first: some OptionDeclaration, _ second: some OptionDeclaration)
+    -> UsageError
+  {
+    notBoth(first.option.quotedSynopsis, second.option.quotedSynopsis)
+  }
+
+  /// `Give either <first> or <second>, not both`, for labels already quoted (an argument is
+  /// shown as `<seq>`).
+  ///
+  /// - Parameters:
+  ///   - first: One label, such as `<seq>`.
+  ///   - second: The label it excludes, such as `'--consistency <old size>'`.
+  /// - Returns: The usage error.
+  static func notBoth(_ first: String, _ second: String) -> UsageError {
+    UsageError("Give either \(first) or \(second), not both")
+  }
+}
+
+extension Option {
+  /// The option as an error message quotes it: `'--at <seq>'`, or `'--json'` for a flag.
+  var quotedSynopsis: String {
+    "'" + preferredName + (valueName.map { " <\($0)>" } ?? "") + "'"
+  }
+}

@@ -113,15 +113,21 @@ extension ParsedInvocation {
     try self[CommonOptions.expectedVersion] ?? .any
   }
 
-  /// Opens the log for appending with the writing options applied.
-  func openLogForWriting() throws -> EventLog {
-    let terminal = self.terminal
-    let lockTimeout = try self[CommonOptions.lockTimeout] ?? 10
+  /// `--no-fsync`, warned about on standard error when given.
+  func noFsyncWarned() -> Bool {
     let noFsync = self[CommonOptions.noFsync]
     if noFsync {
       terminal.writeError(
         "warning: --no-fsync: appends are not synced to disk; a machine crash can lose them\n")
     }
+    return noFsync
+  }
+
+  /// Opens the log for appending with the writing options applied.
+  func openLogForWriting() throws -> EventLog {
+    let terminal = self.terminal
+    let lockTimeout = try self[CommonOptions.lockTimeout] ?? 10
+    let noFsync = noFsyncWarned()
     let environment = ProcessInfo.processInfo.environment
     var configuration = EventLog.Configuration(
       syncPolicy: noFsync ? .never : .always, lockTimeout: lockTimeout,

@@ -88,7 +88,7 @@ enum ExportCommand {
     let at = try invocation[ExportCommand.at]
     let asOf = try invocation[ExportCommand.asOf]
     if at != nil, asOf != nil {
-      throw UsageError("Give either '--at <seq>' or '--as-of <time>', not both")
+      throw UsageError.notBoth(ExportCommand.at, ExportCommand.asOf)
     }
     let point: ReplayPoint = at.map { .sequence($0) } ?? asOf.map { .instant($0) } ?? .end
     // Refused before the replay: the log's own files are never an export's output.

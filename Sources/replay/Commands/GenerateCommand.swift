@@ -72,11 +72,7 @@ enum GenerateCommand {
         start, Timestamp(millisecondsSince1970: last.millisecondsSince1970 + 60_000))
     }
 
-    let noFsync = invocation[CommonOptions.noFsync]
-    if noFsync {
-      terminal.writeError(
-        "warning: --no-fsync: appends are not synced to disk; a machine crash can lose them\n")
-    }
+    let noFsync = invocation.noFsyncWarned()
     let clock = GenerationClock(start: start)
     let log = try EventLog(
       path: path,

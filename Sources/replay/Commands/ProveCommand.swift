@@ -41,7 +41,7 @@ enum ProveCommand {
     case (nil, nil):
       throw UsageError("Give the <seq> to prove, or '--consistency <old size>'")
     case (.some, .some):
-      throw UsageError("Give either <seq> or '--consistency <old size>', not both")
+      throw UsageError.notBoth("<seq>", "'--consistency <old size>'")
     default: break
     }
     let tree = try LogTree.open(invocation.logReader)

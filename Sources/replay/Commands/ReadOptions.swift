@@ -38,7 +38,7 @@ extension ParsedInvocation {
     case (let sequence?, nil): return .sequence(sequence)
     case (nil, let instant?): return .instant(instant)
     case (nil, nil): return .end
-    case (.some, .some): throw UsageError("Give either '--at <seq>' or '--as-of <time>', not both")
+    case (.some, .some): throw UsageError.notBoth(ReadOptions.at, ReadOptions.asOf)
     }
   }
 
