@@ -58,8 +58,11 @@ import Testing
 
     var declared: [(type: String, name: String, file: String)] = []
     var reads: Set<String> = []
+    let untyped = try Regex(#"(?:^|[^A-Za-z])Option\(|\.flag\("#)
     for (file, text) in files {
       let declares = file.hasPrefix("Commands/")
+      // An untyped `Option` is parsed and shown in help but has no reader.
+      #expect(!declares || !text.contains(untyped), "\(file) declares an untyped Option")
       let types = text.matches(of: typeLine).map {
         ($0.range.lowerBound, String($0.output[1].substring ?? ""))
       }
