@@ -7,7 +7,7 @@
 ///       name: "append",
 ///       abstract: "Append events to a stream.",
 ///       arguments: [Argument(name: "stream", help: "The stream to append to.")],
-///       options: [Option(names: ["--log"], valueName: "path", help: "The event log.")],
+///       options: [CommonOptions.log],
 ///       run: { invocation in ... return .success })
 struct Command: Sendable {
   /// The name typed on the command line, such as `append`; the root's name is the tool name.
@@ -32,7 +32,8 @@ struct Command: Sendable {
   ///   - abstract: One line for `OVERVIEW:` and the parent's `SUBCOMMANDS:` list.
   ///   - discussion: Extra paragraphs after the abstract.
   ///   - arguments: The positional arguments, in order.
-  ///   - options: The valued options and flags.
+  ///   - options: The valued options and flags, typed declarations (`Flag`, `TextOption`,
+  ///     `ValueOption`) that the command reads back through them.
   ///   - subcommands: The child commands.
   ///   - run: What the command does; `nil` for a group that only prints its help.
   init(
@@ -40,7 +41,7 @@ struct Command: Sendable {
     abstract: String,
     discussion: String? = nil,
     arguments: [Argument] = [],
-    options: [Option] = [],
+    options: [any OptionDeclaration] = [],
     subcommands: [Command] = [],
     run: (@Sendable (ParsedInvocation) throws -> ExitCode)? = nil
   ) {
@@ -48,7 +49,7 @@ struct Command: Sendable {
     self.abstract = abstract
     self.discussion = discussion
     self.arguments = arguments
-    self.options = options
+    self.options = options.map(\.option)
     self.subcommands = subcommands
     self.run = run
   }
@@ -133,17 +134,6 @@ struct Option: Sendable, Equatable {
     self.isRequired = isRequired
     self.isRepeating = isRepeating
     self.isHidden = isHidden
-  }
-
-  /// Creates a flag: an option without a value.
-  ///
-  /// - Parameters:
-  ///   - names: The names, such as `["-v", "--verbose"]`.
-  ///   - help: One line of help.
-  ///   - isHidden: Whether help and usage leave it out.
-  /// - Returns: The flag.
-  static func flag(_ names: [String], help: String, isHidden: Bool = false) -> Option {
-    Option(names: names, valueName: nil, help: help, isHidden: isHidden)
   }
 
   /// Whether the option is a flag, taking no value.

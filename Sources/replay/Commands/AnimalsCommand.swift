@@ -14,12 +14,7 @@ enum AnimalsCommand {
       Command(
         name: "insert", abstract: "Insert an animal.",
         options: [
-          Option(
-            names: ["--name"], valueName: "name", help: "The animal's name.", isRequired: true),
-          Option(
-            names: ["--description"], valueName: "text", help: "What to say about it.",
-            defaultValue: ""),
-          Option(names: ["--picture"], valueName: "path", help: "A local picture file's path."),
+          name, description, picture,
         ] + DomainCommandRunner.options,
         run: insert),
       Command(
@@ -34,13 +29,21 @@ enum AnimalsCommand {
         }),
     ])
 
+  static let name = TextOption(
+    names: ["--name"], valueName: "name", help: "The animal's name.", isRequired: true)
+  static let description = TextOption(
+    names: ["--description"], valueName: "text", help: "What to say about it.",
+    defaultValue: "")
+  static let picture = TextOption(
+    names: ["--picture"], valueName: "path", help: "A local picture file's path.")
+
   /// Picks the next `user-<n>` and inserts; if another writer takes that number first, picks
   /// again.
   static func insert(_ invocation: ParsedInvocation) throws -> ExitCode {
     let log = try invocation.openLogForWriting()
-    let name = invocation.requiredValue("--name")
-    let description = invocation.value("--description") ?? ""
-    let picture = invocation.value("--picture")
+    let name = invocation.requiredValue(AnimalsCommand.name)
+    let description = invocation[AnimalsCommand.description] ?? ""
+    let picture = invocation[AnimalsCommand.picture]
     for _ in 0..<5 {
       try log.refresh()
       let prefix = "animal-user-"

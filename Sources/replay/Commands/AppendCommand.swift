@@ -24,44 +24,47 @@ enum AppendCommand {
       An event whose id is already in the log with the same stream, type and data is not \
       appended again: its existing seq is printed. The same id with other content is an error.
       """,
-    options: [
-      Option(
-        names: ["--stream"], valueName: "stream", help: "The stream to append to, e.g. contact-13."),
-      Option(names: ["--type"], valueName: "type", help: "The event type, e.g. ContactFavorited."),
-      Option(names: ["--data"], valueName: "json", help: "The payload: one JSON object."),
-      Option(names: ["--id"], valueName: "uuid", help: "The event's id (default: a new one)."),
-      CommonOptions.expectedVersion,
-      Option(
-        names: ["--file"], valueName: "path",
-        help: "Append every event of this JSON-lines file ('-' for standard input)."),
-      Option(
-        names: ["--chunk-size"], valueName: "n", help: "With --file: events per fsync.",
-        defaultValue: "1000"),
-    ] + CommonOptions.audit + CommonOptions.writing + [
-      Option.flag(["--json"], help: "Print the appended envelope (with --file: a JSON summary).")
-    ],
+    options: [stream, type, data, id, CommonOptions.expectedVersion, file, chunkSize]
+      + CommonOptions.audit + CommonOptions.writing + [
+        CommonOptions.json.withHelp("Print the appended envelope (with --file: a JSON summary).")
+      ],
     run: run)
 
+  static let stream = TextOption(
+    names: ["--stream"], valueName: "stream", help: "The stream to append to, e.g. contact-13.")
+  static let type = TextOption(
+    names: ["--type"], valueName: "type", help: "The event type, e.g. ContactFavorited.")
+  static let data = TextOption(
+    names: ["--data"], valueName: "json", help: "The payload: one JSON object.")
+  static let id = ValueOption(
+    names: ["--id"], valueName: "uuid", help: "The event's id (default: a new one).",
+    expecting: "expected a UUID like 6b9fdafb-4d9b-4255-aa1a-2c52a1e597b5"
+  ) { EventID($0) }
+  static let file = TextOption(
+    names: ["--file"], valueName: "path",
+    help: "Append every event of this JSON-lines file ('-' for standard input).")
+  static let chunkSize = CommonOptions.chunkSize(
+    help: "With --file: events per fsync.", defaultValue: 1000)
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    if let file = invocation.value("--file") {
-      for single in ["--stream", "--type", "--data", "--id"] where invocation.value(single) != nil {
-        throw UsageError("'\(single)' cannot be combined with '--file'; put it in the file's lines")
+    if let file = invocation[AppendCommand.file] {
+      let singles: [any OptionDeclaration] = [stream, type, data, id]
+      if let single = singles.first(where: invocation.isGiven) {
+        throw UsageError(
+          "'\(single.option.preferredName)' cannot be combined with '--file'; put it in the file's lines"
+        )
       }
       return try appendFile(file, invocation)
     }
-    guard let stream = invocation.value("--stream"), let type = invocation.value("--type"),
-      let dataText = invocation.value("--data")
+    guard let streamName = invocation[stream], let typeName = invocation[type],
+      let dataText = invocation[data]
     else {
-      let missing = ["--stream", "--type", "--data"].filter { invocation.value($0) == nil }
+      let missing = [stream, type, data].filter { invocation[$0] == nil }
       throw UsageError(
-        "Missing \(missing.map { "'\($0)'" }.joined(separator: ", ")): give --stream, --type and --data, or --file"
+        "Missing \(missing.map { "'\($0.option.preferredName)'" }.joined(separator: ", ")): give --stream, --type and --data, or --file"
       )
     }
-    let id = try invocation.parse(
-      "--id", expecting: "expected a UUID like 6b9fdafb-4d9b-4255-aa1a-2c52a1e597b5"
-    ) {
-      EventID($0)
-    }
+    let id = try invocation[AppendCommand.id]
     let data: JSONValue
     do {
       data = try JSONValue.parse(dataText)
@@ -72,18 +75,19 @@ enum AppendCommand {
       throw InputError.invalid("--data must be a JSON object, found \(data.kindDescription)")
     }
     let event = ProposedEvent(
-      id: id, type: type, schemaVersion: 1, data: data.compactBytes, metadata: invocation.metadata)
-    try Vocabulary.check(event, stream: stream, location: nil)
+      id: id, type: typeName, schemaVersion: 1, data: data.compactBytes,
+      metadata: invocation.metadata)
+    try Vocabulary.check(event, stream: streamName, location: nil)
     let log = try invocation.openLogForWriting()
     let outcomes = try log.append(
-      [event], to: stream, expectedVersion: try invocation.expectedVersion())
+      [event], to: streamName, expectedVersion: try invocation.expectedVersion())
     for outcome in outcomes {
       if outcome.isDuplicate {
         invocation.terminal.writeError(
           "note: event \(outcome.event.id) is already in the log at seq \(outcome.event.sequence); nothing appended\n"
         )
       }
-      if invocation.flag("--json") {
+      if invocation[CommonOptions.json] {
         invocation.terminal.write(bytes: outcome.event.logLine)
       } else {
         invocation.terminal.write("\(outcome.event.sequence)\n")
@@ -94,10 +98,7 @@ enum AppendCommand {
 
   /// `append --file`: parse and check every line first, then write them all at once.
   static func appendFile(_ path: String, _ invocation: ParsedInvocation) throws -> ExitCode {
-    let chunkSize =
-      try invocation.parse("--chunk-size", expecting: "expected a whole number ≥ 1") {
-        Int($0).flatMap { $0 >= 1 ? $0 : nil }
-      } ?? 1000
+    let chunkSize = try invocation[AppendCommand.chunkSize] ?? 1000
     let name = path == "-" ? "<stdin>" : path
     let bytes = try InputFile.read(path)
     let (writes, problems) = parseLines(bytes, name: name)
@@ -112,25 +113,12 @@ enum AppendCommand {
     }
     let log = try invocation.openLogForWriting()
     let summary = try log.importEvents(writes, chunkSize: chunkSize)
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("appended")
-      writer.integer(summary.appendedCount)
-      writer.key("duplicates")
-      writer.integer(summary.duplicateCount)
-      writer.key("firstSeq")
-      if let sequences = summary.sequences {
-        writer.integer(sequences.lowerBound)
-      } else {
-        writer.null()
-      }
-      writer.key("lastSeq")
-      if let sequences = summary.sequences {
-        writer.integer(sequences.upperBound)
-      } else {
-        writer.null()
-      }
+      writer.member("appended", summary.appendedCount)
+      writer.member("duplicates", summary.duplicateCount)
+      writer.sequenceMembers(summary.sequences)
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {

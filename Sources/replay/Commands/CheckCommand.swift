@@ -15,36 +15,38 @@ enum CheckCommand {
       --json'). Prints what holds and exits 0; otherwise names what does not match and exits \
       74 (65 when a file is not in its format).
       """,
-    options: [
-      Option(
-        names: ["--note"], valueName: "file", help: "The signed tree head ('replay head --sign').",
-        isRequired: true),
-      Option(
-        names: ["--key"], valueName: "verifier-key",
-        help: "The verifier key ('replay keygen' prints it), or a file holding it.",
-        isRequired: true),
-      Option(names: ["--line"], valueName: "file", help: "The event's line."),
-      Option(names: ["--proof"], valueName: "file", help: "Its inclusion proof (JSON)."),
-      Option(
-        names: ["--consistency"], valueName: "proof-file",
-        help: "A consistency proof (JSON) from the old note's tree to the note's."),
-      Option(names: ["--old-note"], valueName: "file", help: "The older signed tree head."),
-    ],
+    options: [note, key, line, proof, consistency, oldNote],
     run: run)
 
+  static let note = TextOption(
+    names: ["--note"], valueName: "file", help: "The signed tree head ('replay head --sign').",
+    isRequired: true)
+  static let key = TextOption(
+    names: ["--key"], valueName: "verifier-key",
+    help: "The verifier key ('replay keygen' prints it), or a file holding it.",
+    isRequired: true)
+  static let line = TextOption(names: ["--line"], valueName: "file", help: "The event's line.")
+  static let proof = TextOption(
+    names: ["--proof"], valueName: "file", help: "Its inclusion proof (JSON).")
+  static let consistency = TextOption(
+    names: ["--consistency"], valueName: "proof-file",
+    help: "A consistency proof (JSON) from the old note's tree to the note's.")
+  static let oldNote = TextOption(
+    names: ["--old-note"], valueName: "file", help: "The older signed tree head.")
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let line = invocation.value("--line")
-    let proof = invocation.value("--proof")
-    let consistency = invocation.value("--consistency")
-    let oldNote = invocation.value("--old-note")
+    let line = invocation[CheckCommand.line]
+    let proof = invocation[CheckCommand.proof]
+    let consistency = invocation[CheckCommand.consistency]
+    let oldNote = invocation[CheckCommand.oldNote]
     let inclusionGiven = line != nil || proof != nil
     let consistencyGiven = consistency != nil || oldNote != nil
     guard inclusionGiven != consistencyGiven else {
       throw UsageError(
         "Give either '--line <file> --proof <file>' or '--consistency <file> --old-note <file>'")
     }
-    let verifier = try readVerifier(invocation.requiredValue("--key"))
-    let head = try openNote(invocation.requiredValue("--note"), verifier: verifier)
+    let verifier = try readVerifier(invocation.requiredValue(key))
+    let head = try openNote(invocation.requiredValue(note), verifier: verifier)
     if let line, let proof {
       var lineBytes = try read(line, what: "event line")
       if lineBytes.last == 0x0A { lineBytes.removeLast() }

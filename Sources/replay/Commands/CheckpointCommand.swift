@@ -20,36 +20,40 @@ enum CheckpointCommand {
       """,
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--every"], valueName: "n", help: "Save a checkpoint every n events, from now on."),
-      Option(names: ["--at"], valueName: "seq", help: "Save the checkpoint after this event."),
-      Option.flag(["--list"], help: "List the checkpoints and whether each still matches the log."),
-      Option.flag(["--verify"], help: "Re-hash the log prefix of every checkpoint (slow, exact)."),
-      Option.flag(["--clear"], help: "Delete every checkpoint and the --every setting."),
-      CommonOptions.json,
+      every, at, list, verify, clear, CommonOptions.json,
     ],
     run: run)
 
+  static let every = ValueOption(
+    names: ["--every"], valueName: "n", help: "Save a checkpoint every n events, from now on.",
+    expecting: ProveCommand.positive, Int64.positive)
+  static let at = ValueOption(
+    names: ["--at"], valueName: "seq", help: "Save the checkpoint after this event.",
+    expecting: ProveCommand.positive, Int64.positive)
+  static let list = Flag(
+    ["--list"], help: "List the checkpoints and whether each still matches the log.")
+  static let verify = Flag(
+    ["--verify"], help: "Re-hash the log prefix of every checkpoint (slow, exact).")
+  static let clear = Flag(["--clear"], help: "Delete every checkpoint and the --every setting.")
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let store = CheckpointStore(logPath: invocation.logPath)
-    let actions = ["--list", "--verify", "--clear"].filter { invocation.flag($0) }
+    let actions = [list, verify, clear].filter { invocation[$0] }
     if actions.count > 1 {
-      throw UsageError("Give only one of \(actions.map { "'\($0)'" }.joined(separator: ", "))")
+      throw UsageError(
+        "Give only one of \(actions.map { "'\($0.option.preferredName)'" }.joined(separator: ", "))"
+      )
     }
-    if invocation.flag("--clear") {
+    if invocation[clear] {
       try store.removeAll()
       invocation.terminal.write("removed \(store.directory)\n")
       return .success
     }
-    if invocation.flag("--list") || invocation.flag("--verify") {
-      return try list(store, verifying: invocation.flag("--verify"), invocation)
+    if invocation[list] || invocation[verify] {
+      return try list(store, verifying: invocation[verify], invocation)
     }
-    let every = try invocation.parse("--every", expecting: "expected a whole number ≥ 1") {
-      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-    }
-    let at = try invocation.parse("--at", expecting: "expected a whole number ≥ 1") {
-      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-    }
+    let every = try invocation[CheckpointCommand.every]
+    let at = try invocation[CheckpointCommand.at]
     // Make sure the log exists before writing anything next to it.
     _ = try LogReader(path: invocation.logPath).forEachEvent { _ in false }
     if FileManager.default.fileExists(atPath: store.directory), !isDirectory(store.directory) {
@@ -137,21 +141,17 @@ enum CheckpointCommand {
         }
       }
     }
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("every")
-      if let every = store.interval { writer.integer(every) } else { writer.null() }
+      writer.member("every", store.interval)
       writer.key("checkpoints")
       writer.beginArray()
       for row in rows {
         writer.beginObject()
-        writer.key("seq")
-        writer.integer(row.entry.sequence)
-        writer.key("bytes")
-        writer.integer(row.entry.byteCount)
-        writer.key("problem")
-        if let problem = row.problem { writer.string(problem) } else { writer.null() }
+        writer.member("seq", row.entry.sequence)
+        writer.member("bytes", row.entry.byteCount)
+        writer.member("problem", row.problem)
         writer.endObject()
       }
       writer.endArray()

@@ -25,7 +25,7 @@ enum ContactsCommand {
       """,
     arguments: [Argument(name: "id", help: "The contact's id, e.g. 13.")],
     options: CommonOptions.audit + CommonOptions.writing + [
-      Option.flag(["--json"], help: "Print what was done as JSON.")
+      CommonOptions.json.withHelp("Print what was done as JSON.")
     ],
     run: { invocation in
       let id = try invocation.domainValue("id") { text throws(EventsError) in try ContactID(text)
@@ -37,7 +37,7 @@ enum ContactsCommand {
       } catch let error as EventsError {
         throw invocation.inCommandLineWords(error)
       }
-      if invocation.flag("--json") {
+      if invocation[CommonOptions.json] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("appended")
@@ -46,16 +46,13 @@ enum ContactsCommand {
         } else {
           writer.null()
         }
-        writer.key("destroyedKeys")
-        writer.integer(erasure.destroyedKeyCount)
-        writer.key("removedCheckpoints")
-        writer.integer(erasure.removedCheckpointCount)
+        writer.member("destroyedKeys", erasure.destroyedKeyCount)
+        writer.member("removedCheckpoints", erasure.removedCheckpointCount)
         writer.key("checkpointsNotRemoved")
         writer.beginArray()
         for path in erasure.checkpointsNotRemoved { writer.string(path) }
         writer.endArray()
-        writer.key("noChangeReason")
-        if let reason = erasure.noChangeReason { writer.string(reason) } else { writer.null() }
+        writer.member("noChangeReason", erasure.noChangeReason)
         writer.endObject()
         invocation.terminal.write(bytes: writer.bytes + [0x0A])
         return .success

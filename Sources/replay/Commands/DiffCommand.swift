@@ -31,23 +31,24 @@ enum DiffCommand {
     arguments: [ReadModelArguments.model],
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--from"], valueName: "point", help: "The older point: a seq or an ISO 8601 time.",
-        isRequired: true),
-      Option(
-        names: ["--to"], valueName: "point", help: "The newer point: a seq or an ISO 8601 time.",
-        defaultDescription: "the end of the log"),
-      CommonOptions.json,
+      from, to, CommonOptions.json,
     ],
     run: run)
 
+  static let from = ReadModelArguments.point(
+    names: ["--from"], valueName: "point", help: "The older point: a seq or an ISO 8601 time.",
+    isRequired: true)
+  static let to = ReadModelArguments.point(
+    names: ["--to"], valueName: "point", help: "The newer point: a seq or an ISO 8601 time.",
+    defaultDescription: "the end of the log")
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let model = try invocation.readModelName()
-    let from = try invocation.replayPoint("--from") ?? .end
-    let to = try invocation.replayPoint("--to") ?? .end
+    let from = try invocation[DiffCommand.from] ?? .end
+    let to = try invocation[DiffCommand.to] ?? .end
     let replayer = invocation.replayer
     let diff = try replayer.diff(model: model, from: from, to: to)
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: json(diff) + [0x0A])
     } else {
       invocation.terminal.write(text(diff))
@@ -93,8 +94,7 @@ enum DiffCommand {
   static func json(_ diff: ReadModelDiff) -> [UInt8] {
     var writer = JSONWriter(capacity: 1024)
     writer.beginObject()
-    writer.key("model")
-    writer.string(diff.model)
+    writer.member("model", diff.model)
     writer.key("from")
     diff.from.write(to: &writer, lastSequence: diff.fromSequence)
     writer.key("to")
@@ -104,8 +104,7 @@ enum DiffCommand {
       writer.beginArray()
       for (id, entry) in entries {
         writer.beginObject()
-        writer.key("id")
-        writer.string(id)
+        writer.member("id", id)
         writer.key("fields")
         entry.writeFields(to: &writer)
         writer.endObject()
@@ -116,21 +115,9 @@ enum DiffCommand {
     writer.beginArray()
     for change in diff.changes.changed {
       writer.beginObject()
-      writer.key("id")
-      writer.string(change.id)
+      writer.member("id", change.id)
       writer.key("fields")
-      writer.beginArray()
-      for field in change.fields {
-        writer.beginObject()
-        writer.key("name")
-        writer.string(field.name)
-        writer.key("before")
-        writer.fieldValue(field.before, kind: field.kind)
-        writer.key("after")
-        writer.fieldValue(field.after, kind: field.kind)
-        writer.endObject()
-      }
-      writer.endArray()
+      writer.fieldDifferences(change.fields, nameKey: "name")
       writer.endObject()
     }
     writer.endArray()

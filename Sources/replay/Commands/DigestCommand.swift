@@ -13,27 +13,23 @@ enum DigestCommand {
       """,
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--at"], valueName: "seq", help: "The last event to cover.",
-        defaultDescription: "the last event"),
-      CommonOptions.json,
+      at, CommonOptions.json,
     ],
     run: run)
 
+  static let at = ValueOption(
+    names: ["--at"], valueName: "seq", help: "The last event to cover.",
+    defaultDescription: "the last event", expecting: ProveCommand.positive, Int64.positive)
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let sequence = try invocation.parse("--at", expecting: "expected a whole number ≥ 1") {
-      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-    }
+    let sequence = try invocation[at]
     let digest = try LogDigest.compute(invocation.logReader, through: sequence)
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("seq")
-      writer.integer(digest.sequence)
-      writer.key("sha256")
-      writer.string(SHA256.hex(digest.sha256))
-      writer.key("bytes")
-      writer.integer(digest.byteCount)
+      writer.member("seq", digest.sequence)
+      writer.member("sha256", SHA256.hex(digest.sha256))
+      writer.member("bytes", digest.byteCount)
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {

@@ -5,24 +5,33 @@ import Events
 enum DomainCommandRunner {
   /// `--expected-version` for domain verbs: when absent, the version the command read is
   /// expected (and a race with another writer is decided again).
-  static let expectedVersion = Option(
+  static let expectedVersion = ValueOption(
     names: ["--expected-version"], valueName: "version",
     help: "Fail unless the entity's stream is at this version: a number or 'no-stream'.",
-    defaultDescription: "the version read, re-decided if another writer races")
+    defaultDescription: "the version read, re-decided if another writer races",
+    expecting: "expected a whole number, 'no-stream' or 'any'"
+  ) { ExpectedVersion($0) }
 
   /// The options every domain verb takes, after its own.
-  static let options: [Option] =
+  static let options: [any OptionDeclaration] =
     [expectedVersion] + CommonOptions.audit + CommonOptions.writing + [
-      Option.flag(["--json"], help: "Print the appended envelopes as JSON.")
+      CommonOptions.json.withHelp("Print the appended envelopes as JSON.")
     ]
+
+  /// `--latitude` of a location, read with `--longitude` by `ParsedInvocation.coordinate()`.
+  static let latitude = ValueOption(
+    names: ["--latitude"], valueName: "degrees", help: "New latitude.", isRequired: true,
+    expecting: "expected a decimal number of degrees", DecimalNumber.parse)
+  /// `--longitude` of a location.
+  static let longitude = ValueOption(
+    names: ["--longitude"], valueName: "degrees", help: "New longitude.", isRequired: true,
+    expecting: "expected a decimal number of degrees", DecimalNumber.parse)
 
   /// Decides `command` against the log and appends the result.
   static func run<D: Decider>(
     _ command: D.Command, with decider: D.Type, _ invocation: ParsedInvocation
   ) throws -> ExitCode {
-    let expected: ExpectedVersion? = try invocation.parse(
-      "--expected-version", expecting: "expected a whole number, 'no-stream' or 'any'"
-    ) { ExpectedVersion($0) }
+    let expected = try invocation[expectedVersion]
     let log = try invocation.openLogForWriting()
     let result: CommandResult
     do {
@@ -37,15 +46,14 @@ enum DomainCommandRunner {
 
   /// Prints a command's result: one line per event, or the reason nothing was appended.
   static func report(_ result: CommandResult, _ invocation: ParsedInvocation) {
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
       writer.key("appended")
       writer.beginArray()
       for event in result.events { writer.rawValue(event.logLine.dropLast()) }
       writer.endArray()
-      writer.key("noChangeReason")
-      if let reason = result.noChangeReason { writer.string(reason) } else { writer.null() }
+      writer.member("noChangeReason", result.noChangeReason)
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
       return
@@ -70,36 +78,41 @@ extension ParsedInvocation {
     guard case .invalidCommand(_, let field, let expected, let found) = error else { return error }
     let option = "--\(field)"
     let declaresArgument = commands.contains { $0.arguments.contains { $0.name == field } }
-    let label = declares(option) ? option : declaresArgument ? "<\(field)>" : field
+    let label = declaresOption(named: option) ? option : declaresArgument ? "<\(field)>" : field
     return InputError.invalid(
       "'\(commandPath.joined(separator: " "))': '\(label)': expected \(expected), found \(found)")
   }
 
-  /// A required value converted by a throwing domain constructor; its `EventsError` becomes a
-  /// usage error naming the option or argument.
+  /// A required argument converted by a throwing domain constructor; its `EventsError`
+  /// becomes an error naming the argument.
   func domainValue<Value>(
     _ name: String, _ make: (String) throws(EventsError) -> Value
   ) throws -> Value {
-    let text = requiredValue(name)
-    return try domainValue(name, text, make)
+    try domainValue(requiredValue(name), label: "<\(name)>", make)
   }
 
-  /// An optional value converted by a throwing domain constructor.
+  /// A required option converted by a throwing domain constructor.
+  func domainValue<Value>(
+    _ option: TextOption, _ make: (String) throws(EventsError) -> Value
+  ) throws -> Value {
+    try domainValue(requiredValue(option), label: "'\(option.option.preferredName)'", make)
+  }
+
+  /// An optional option converted by a throwing domain constructor.
   func optionalDomainValue<Value>(
-    _ name: String, _ make: (String) throws(EventsError) -> Value
+    _ option: TextOption, _ make: (String) throws(EventsError) -> Value
   ) throws -> Value? {
-    guard let text = name.hasPrefix("-") ? value(name) : argument(name) else { return nil }
-    return try domainValue(name, text, make)
+    guard let text = self[option] else { return nil }
+    return try domainValue(text, label: "'\(option.option.preferredName)'", make)
   }
 
   private func domainValue<Value>(
-    _ name: String, _ text: String, _ make: (String) throws(EventsError) -> Value
+    _ text: String, label: String, _ make: (String) throws(EventsError) -> Value
   ) throws -> Value {
     do throws(EventsError) {
       return try make(text)
     } catch {
       // A well-formed value that breaks a domain rule is invalid data (exit 65), named here.
-      let label = name.hasPrefix("-") ? "'\(name)'" : "<\(name)>"
       throw InputError.invalid("\(label): \(Self.reason(error))")
     }
   }
@@ -113,8 +126,8 @@ extension ParsedInvocation {
 
   /// A coordinate from `--latitude` and `--longitude`.
   func coordinate() throws -> Coordinate {
-    let latitude = try requiredNumber("--latitude")
-    let longitude = try requiredNumber("--longitude")
+    let latitude = try requiredNumber(DomainCommandRunner.latitude)
+    let longitude = try requiredNumber(DomainCommandRunner.longitude)
     do throws(EventsError) {
       return try Coordinate(latitude: latitude, longitude: longitude)
     } catch {
@@ -122,12 +135,9 @@ extension ParsedInvocation {
     }
   }
 
-  private func requiredNumber(_ name: String) throws -> Double {
-    guard
-      let value = try parse(
-        name, expecting: "expected a decimal number of degrees", { DecimalNumber.parse($0) })
-    else {
-      throw UsageError("Missing value for '\(name) <degrees>'")
+  private func requiredNumber(_ option: ValueOption<Double>) throws -> Double {
+    guard let value = try self[option] else {
+      throw UsageError("Missing value for '\(option.option.preferredName) <degrees>'")
     }
     return value
   }

@@ -39,21 +39,27 @@ enum ExportCommand {
       through links too (exit 73, nothing written).
       """,
     arguments: [ReadModelArguments.model],
-    options: [
-      Option(
-        names: ["--format"], valueName: "format",
-        help: "json, plist (zipcodes) or geojson (locations).",
-        defaultDescription: "the model's source format"),
-      Option(names: ["--at"], valueName: "seq", help: "Export the state after this event."),
-      Option(
-        names: ["--as-of"], valueName: "time",
-        help: "Export the state after every event at or before this ISO 8601 time."),
-      Option(
-        names: ["--output"], valueName: "file",
-        help: "Write to this file (atomically) instead of standard output."),
-      CommonOptions.log,
-    ],
+    options: [format, at, asOf, output, CommonOptions.log],
     run: run)
+
+  static let format = ValueOption(
+    names: ["--format"], valueName: "format",
+    help: "json, plist (zipcodes) or geojson (locations).",
+    defaultDescription: "the model's source format", choices: formats)
+  static let at = ValueOption(
+    names: ["--at"], valueName: "seq", help: "Export the state after this event.",
+    expecting: "expected a seq, a whole number ≥ 0"
+  ) { text -> Int64? in
+    guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+    return Int64(text)
+  }
+  static let asOf = ValueOption(
+    names: ["--as-of"], valueName: "time",
+    help: "Export the state after every event at or before this ISO 8601 time.",
+    expecting: "expected an ISO 8601 time such as 2026-11-03T14:00:00Z", ParsedInvocation.instant)
+  static let output = TextOption(
+    names: ["--output"], valueName: "file",
+    help: "Write to this file (atomically) instead of standard output.")
 
   /// What one entity of each model is called, singular and plural.
   static let nouns: [String: (String, String)] = [
@@ -66,33 +72,27 @@ enum ExportCommand {
     let model = try invocation.readModelName()
     let fitting = ExportFormat.formats(forModel: model)
     let format: ExportFormat
-    if let text = try invocation.choice("--format", from: formats),
+    if let text = try invocation[ExportCommand.format],
       let chosen = ExportFormat(rawValue: text)
     {
       guard fitting.contains(chosen) else {
         let names = ReadModelArguments.listing(fitting.map(\.rawValue), conjunction: "or")
         throw UsageError.invalidValue(
           text, for: "--format <format>", reason: ": \(model) export as \(names)",
-          help: command.options[0].help)
+          help: ExportCommand.format.option.help)
       }
       format = chosen
     } else {
       format = fitting[0]
     }
-    let at = try invocation.parse("--at", expecting: "expected a seq, a whole number ≥ 0") {
-      text -> Int64? in
-      guard text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-      return Int64(text)
-    }
-    let asOf = try invocation.parse(
-      "--as-of", expecting: "expected an ISO 8601 time such as 2026-11-03T14:00:00Z",
-      ParsedInvocation.instant)
+    let at = try invocation[ExportCommand.at]
+    let asOf = try invocation[ExportCommand.asOf]
     if at != nil, asOf != nil {
-      throw UsageError("Give either '--at <seq>' or '--as-of <time>', not both")
+      throw UsageError.notBoth(ExportCommand.at, ExportCommand.asOf)
     }
     let point: ReplayPoint = at.map { .sequence($0) } ?? asOf.map { .instant($0) } ?? .end
     // Refused before the replay: the log's own files are never an export's output.
-    if let output = invocation.value("--output") {
+    if let output = invocation[output] {
       try LogFiles(logPath: invocation.logPath).refuseAsOutput(output)
     }
     var replayer = invocation.replayer
@@ -106,7 +106,7 @@ enum ExportCommand {
         for: result.models.animals, through: result.lastFoldedSequence) : [:]
     let bytes = try ReadModelExporter.export(
       result.models, model: model, format: format, animalRecords: records)
-    guard let output = invocation.value("--output") else {
+    guard let output = invocation[output] else {
       invocation.terminal.write(bytes: bytes)
       return .success
     }

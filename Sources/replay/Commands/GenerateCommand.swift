@@ -28,42 +28,33 @@ enum GenerateCommand {
       estimate of the time left.
       """,
     options: [
-      Option(
-        names: ["--events"], valueName: "n", help: "How many events to write.", isRequired: true),
-      Option(
-        names: ["--seed"], valueName: "seed",
-        help: "Any text; the same seed gives the same log.", isRequired: true),
-      CommonOptions.log,
-      Option(
-        names: ["--chunk-size"], valueName: "n", help: "Events per atomic write (and fsync).",
-        defaultValue: "10000"),
-      Option.flag(["--append"], help: "Add to a log that already has events."),
-      CommonOptions.noFsync,
+      events, seed, CommonOptions.log, chunkSize, append, CommonOptions.noFsync,
       CommonOptions.lockTimeout,
-      Option.flag(
-        ["--json"],
-        help:
-          "Print a JSON summary: {\"log\", \"appended\", \"firstSeq\", \"lastSeq\", \"writes\", \"bytes\", \"seconds\", \"eventsPerSecond\", \"eventsByType\"}."
+      CommonOptions.json.withHelp(
+        "Print a JSON summary: {\"log\", \"appended\", \"firstSeq\", \"lastSeq\", \"writes\", \"bytes\", \"seconds\", \"eventsPerSecond\", \"eventsByType\"}."
       ),
     ],
     run: run)
 
+  static let events = ValueOption(
+    names: ["--events"], valueName: "n", help: "How many events to write.", isRequired: true,
+    expecting: "expected a whole number ≥ 0"
+  ) { Int($0).flatMap { $0 >= 0 ? $0 : nil } }
+  static let seed = TextOption(
+    names: ["--seed"], valueName: "seed", help: "Any text; the same seed gives the same log.",
+    isRequired: true)
+  static let chunkSize = CommonOptions.chunkSize(
+    help: "Events per atomic write (and fsync).", defaultValue: 10_000)
+  static let append = Flag(["--append"], help: "Add to a log that already has events.")
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let terminal = invocation.terminal
-    let count = try invocation.parse("--events", expecting: "expected a whole number ≥ 0") {
-      Int($0).flatMap { $0 >= 0 ? $0 : nil }
-    }
-    let chunkSize =
-      try invocation.parse("--chunk-size", expecting: "expected a whole number ≥ 1") {
-        Int($0).flatMap { $0 >= 1 ? $0 : nil }
-      } ?? 10_000
-    let lockTimeout =
-      try invocation.parse("--lock-timeout", expecting: "expected a number of seconds ≥ 0") {
-        DecimalNumber.parse($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
-      } ?? 10
-    let seed = invocation.requiredValue("--seed")
+    let count = try invocation[events]
+    let chunkSize = try invocation[GenerateCommand.chunkSize] ?? 10_000
+    let lockTimeout = try invocation[CommonOptions.lockTimeout] ?? 10
+    let seed = invocation.requiredValue(GenerateCommand.seed)
     let path = invocation.logPath
-    let append = invocation.flag("--append")
+    let append = invocation[GenerateCommand.append]
 
     // Only a regular file can hold events; anything else is left for opening the log to refuse.
     let attributes = try? FileManager.default.attributesOfItem(atPath: path)
@@ -81,11 +72,7 @@ enum GenerateCommand {
         start, Timestamp(millisecondsSince1970: last.millisecondsSince1970 + 60_000))
     }
 
-    let noFsync = invocation.flag("--no-fsync")
-    if noFsync {
-      terminal.writeError(
-        "warning: --no-fsync: appends are not synced to disk; a machine crash can lose them\n")
-    }
+    let noFsync = invocation.noFsyncWarned()
     let clock = GenerationClock(start: start)
     let log = try EventLog(
       path: path,
@@ -103,7 +90,7 @@ enum GenerateCommand {
     ) { progress?.update("generating", done: Int64($0), total: total, unit: .events) }
     progress?.finish()
     let elapsed = ContinuousClock.now - started
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       terminal.write(bytes: json(summary, path: path, elapsed: elapsed))
     } else {
       terminal.write(report(summary, path: path, elapsed: elapsed))
@@ -117,13 +104,10 @@ enum GenerateCommand {
     var writer = JSONWriter()
     writer.beginObject()
     writer.member("log", path)
-    writer.key("appended")
-    writer.integer(summary.eventCount)
+    writer.member("appended", summary.eventCount)
     writer.sequenceMembers(summary.sequences)
-    writer.key("writes")
-    writer.integer(summary.chunkCount)
-    writer.key("bytes")
-    writer.integer(summary.byteCount)
+    writer.member("writes", summary.chunkCount)
+    writer.member("bytes", summary.byteCount)
     writer.key("seconds")
     writer.number(seconds)
     writer.key("eventsPerSecond")

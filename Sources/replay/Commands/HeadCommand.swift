@@ -16,28 +16,25 @@ enum HeadCommand {
       """,
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--at"], valueName: "seq", help: "The tree of events 1 through <seq>.",
-        defaultDescription: "the last event"),
-      Option(
-        names: ["--as-of"], valueName: "time",
-        help: "The tree of every event at or before this ISO 8601 time."),
-      Option(
-        names: ["--sign"], valueName: "key-file",
-        help: "Print a signed note with this key (from 'replay keygen')."),
-      Option(
-        names: ["--origin"], valueName: "text", help: "The note's origin line (with --sign).",
-        defaultDescription: "replay/<log file name>"),
-      CommonOptions.json,
+      ReadOptions.at.withHelp("The tree of events 1 through <seq>."),
+      ReadOptions.asOf.withHelp("The tree of every event at or before this ISO 8601 time."),
+      sign, origin, CommonOptions.json,
     ],
     run: run)
 
+  static let sign = TextOption(
+    names: ["--sign"], valueName: "key-file",
+    help: "Print a signed note with this key (from 'replay keygen').")
+  static let origin = TextOption(
+    names: ["--origin"], valueName: "text", help: "The note's origin line (with --sign).",
+    defaultDescription: "replay/<log file name>")
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let keyFile = invocation.value("--sign")
-    if keyFile == nil, invocation.value("--origin") != nil {
+    let keyFile = invocation[sign]
+    if keyFile == nil, invocation[origin] != nil {
       throw UsageError("'--origin' names the signed note's origin: it needs '--sign <key file>'")
     }
-    if keyFile != nil, invocation.flag("--json") {
+    if keyFile != nil, invocation[CommonOptions.json] {
       throw UsageError("'--sign' prints a signed note, '--json' a JSON object: give one of them")
     }
     let signer = try keyFile.map { try readSigner($0) }
@@ -46,19 +43,17 @@ enum HeadCommand {
     let size = try treeSize(invocation, reader: reader, tree: tree)
     let root = try tree.root(size: size)
     if let signer {
-      let origin = invocation.value("--origin") ?? Checkpoint.defaultOrigin(forLog: reader.path)
+      let origin = invocation[HeadCommand.origin] ?? Checkpoint.defaultOrigin(forLog: reader.path)
       guard !origin.isEmpty, !origin.contains("\n") else {
         throw UsageError("'--origin' must be one non-empty line")
       }
       invocation.terminal.write(
         signer.sign(Checkpoint(origin: origin, size: size, root: root).text))
-    } else if invocation.flag("--json") {
+    } else if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("treeSize")
-      writer.integer(size)
-      writer.key("rootHash")
-      writer.string(SHA256.hex(root))
+      writer.member("treeSize", size)
+      writer.member("rootHash", SHA256.hex(root))
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {

@@ -44,7 +44,7 @@ enum HistoryCommand {
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let history = try invocation.logReader.history(of: invocation.requiredValue("entity"))
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: json(history) + [0x0A])
     } else {
       invocation.terminal.write(text(history))
@@ -98,51 +98,25 @@ enum HistoryCommand {
   /// The history as the documented JSON object.
   static func json(_ history: EntityHistory) -> [UInt8] {
     var writer = JSONWriter(capacity: 1024)
-    func optional(_ value: String?) {
-      if let value { writer.string(value) } else { writer.null() }
-    }
     writer.beginObject()
-    writer.key("stream")
-    writer.string(history.stream.name)
-    writer.key("model")
-    writer.string(history.stream.modelName)
-    writer.key("entity")
-    writer.string(history.stream.entityID)
+    writer.member("stream", history.stream.name)
+    writer.member("model", history.stream.modelName)
+    writer.member("entity", history.stream.entityID)
     writer.key("events")
     writer.beginArray()
     for event in history.events {
       writer.beginObject()
-      writer.key("seq")
-      writer.integer(event.sequence)
-      writer.key("version")
-      writer.integer(event.version)
-      writer.key("at")
-      writer.string(event.timestamp.description)
-      writer.key("type")
-      writer.string(event.type)
-      writer.key("actor")
-      optional(event.metadata.actor)
-      writer.key("reason")
-      optional(event.metadata.reason)
-      writer.key("correlation")
-      optional(event.metadata.correlation)
-      writer.key("causation")
-      optional(event.metadata.causation)
-      writer.key("source")
-      optional(event.source)
+      writer.member("seq", event.sequence)
+      writer.member("version", event.version)
+      writer.member("at", event.timestamp.description)
+      writer.member("type", event.type)
+      writer.member("actor", event.metadata.actor)
+      writer.member("reason", event.metadata.reason)
+      writer.member("correlation", event.metadata.correlation)
+      writer.member("causation", event.metadata.causation)
+      writer.member("source", event.source)
       writer.key("changes")
-      writer.beginArray()
-      for change in event.changes {
-        writer.beginObject()
-        writer.key("field")
-        writer.string(change.name)
-        writer.key("before")
-        writer.fieldValue(change.before, kind: change.kind)
-        writer.key("after")
-        writer.fieldValue(change.after, kind: change.kind)
-        writer.endObject()
-      }
-      writer.endArray()
+      writer.fieldDifferences(event.changes, nameKey: "field")
       writer.endObject()
     }
     writer.endArray()

@@ -80,34 +80,40 @@ enum ImportCommand {
         name: "source", help: "A file, '-' for standard input, or an http:// or https:// URL."),
     ],
     options: [
-      Option(
-        names: ["--time-zone"], valueName: "zone",
-        help: "Observations: the IANA time zone of dates without one (e.g. America/Chicago).",
-        defaultValue: "UTC"),
-      Option(
-        names: ["--id-property"], valueName: "name",
-        help: "Locations: take each Feature's id from this member of its properties."),
-      Option.flag(
-        ["--skip-invalid"], help: "Import the valid records; list the invalid ones on stderr."),
-      Option.flag(
-        ["--include-erased"],
-        help:
-          "Contacts: bring back erased contacts the source holds, under new keys (else they stay erased and are listed)."
-      ),
-      Option.flag(["--dry-run"], help: "Show the events that would be appended; write nothing."),
-      Option(
-        names: ["--chunk-size"], valueName: "n", help: "Events per fsync.", defaultValue: "1000"),
-      Option(
-        names: ["--timeout"], valueName: "seconds", help: "URLs: seconds per attempt.",
-        defaultValue: "30"),
-      Option(
-        names: ["--retries"], valueName: "n",
-        help: "URLs: retries after a connection failure, timeout, 5xx or 429.", defaultValue: "2"),
+      timeZone, idProperty, skipInvalid, includeErased, dryRun, chunkSize, timeout, retries,
       CommonOptions.actor, CommonOptions.reason,
     ] + CommonOptions.writingWithDerivedIDs + [
-      Option.flag(["--json"], help: "Print a JSON summary (its shape is described above).")
+      CommonOptions.json.withHelp("Print a JSON summary (its shape is described above).")
     ],
     run: run)
+
+  static let timeZone = ValueOption(
+    names: ["--time-zone"], valueName: "zone",
+    help: "Observations: the IANA time zone of dates without one (e.g. America/Chicago).",
+    defaultValue: "UTC", expecting: "expected an IANA time zone such as Asia/Taipei"
+  ) { TimeZone(identifier: $0) }
+  static let idProperty = TextOption(
+    names: ["--id-property"], valueName: "name",
+    help: "Locations: take each Feature's id from this member of its properties.")
+  static let skipInvalid = Flag(
+    ["--skip-invalid"], help: "Import the valid records; list the invalid ones on stderr.")
+  static let includeErased = Flag(
+    ["--include-erased"],
+    help:
+      "Contacts: bring back erased contacts the source holds, under new keys (else they stay erased and are listed)."
+  )
+  static let dryRun = Flag(
+    ["--dry-run"], help: "Show the events that would be appended; write nothing.")
+  static let chunkSize = CommonOptions.chunkSize(help: "Events per fsync.", defaultValue: 1000)
+  static let timeout = ValueOption(
+    names: ["--timeout"], valueName: "seconds", help: "URLs: seconds per attempt.",
+    defaultValue: "30", expecting: "expected a number of seconds > 0"
+  ) { DecimalNumber.parse($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } }
+  static let retries = ValueOption(
+    names: ["--retries"], valueName: "n",
+    help: "URLs: retries after a connection failure, timeout, 5xx or 429.", defaultValue: "2",
+    expecting: "expected a whole number ≥ 0"
+  ) { Int($0).flatMap { (0...20).contains($0) ? $0 : nil } }
 
   /// The environment variable that sets the first retry's wait, in seconds.
   static let retryDelayVariable = "REPLAY_RETRY_DELAY"
@@ -120,37 +126,23 @@ enum ImportCommand {
     guard let kindText = try invocation.choice("kind", from: kinds),
       let kind = ImportKind(rawValue: kindText)
     else { throw UsageError("Missing expected argument '<kind>'") }
-    let timeZone =
-      try invocation.parse(
-        "--time-zone", expecting: "expected an IANA time zone such as Asia/Taipei"
-      ) {
-        TimeZone(identifier: $0)
-      } ?? TimeZone(secondsFromGMT: 0) ?? .current
-    let chunkSize =
-      try invocation.parse("--chunk-size", expecting: "expected a whole number ≥ 1") {
-        Int($0).flatMap { $0 >= 1 ? $0 : nil }
-      } ?? 1000
-    let timeout =
-      try invocation.parse("--timeout", expecting: "expected a number of seconds > 0") {
-        DecimalNumber.parse($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
-      } ?? 30
-    let retries =
-      try invocation.parse("--retries", expecting: "expected a whole number ≥ 0") {
-        Int($0).flatMap { (0...20).contains($0) ? $0 : nil }
-      } ?? 2
+    let timeZone = try invocation[ImportCommand.timeZone] ?? TimeZone(secondsFromGMT: 0) ?? .current
+    let chunkSize = try invocation[ImportCommand.chunkSize] ?? 1000
+    let timeout = try invocation[ImportCommand.timeout] ?? 30
+    let retries = try invocation[ImportCommand.retries] ?? 2
     let environment = ProcessInfo.processInfo.environment
     let retryDelay = environment[retryDelayVariable].flatMap(Double.init) ?? 0.5
-    let skipInvalid = invocation.flag("--skip-invalid")
-    let includeErased = invocation.flag("--include-erased")
+    let skipInvalid = invocation[ImportCommand.skipInvalid]
+    let includeErased = invocation[ImportCommand.includeErased]
     if includeErased, kind != .contacts {
       throw UsageError("'--include-erased' is for contacts sources only")
     }
-    let idProperty = invocation.value("--id-property")
+    let idProperty = invocation[ImportCommand.idProperty]
     if idProperty != nil, kind != .locations {
       throw UsageError("'--id-property' is for locations (GeoJSON) sources only")
     }
-    let dryRun = invocation.flag("--dry-run")
-    let json = invocation.flag("--json")
+    let dryRun = invocation[ImportCommand.dryRun]
+    let json = invocation[CommonOptions.json]
     let progress = ProgressLine.forStandardError(terminal, threshold: Int64(progressThreshold))
     // Cleared before anything else is printed, errors included.
     defer { progress?.finish() }
@@ -169,7 +161,8 @@ enum ImportCommand {
     if !skipInvalid { try parsed.requireValid() }
     try requireSomethingValid(parsed, problems: parsed.problems)
     let metadata = ImportPlanner.metadata(
-      for: parsed, actor: invocation.value("--actor"), reason: invocation.value("--reason"))
+      for: parsed, actor: invocation[CommonOptions.actor],
+      reason: invocation[CommonOptions.reason])
 
     let result: ImportResult
     if dryRun || parsed.records.isEmpty {
@@ -373,29 +366,20 @@ enum ImportReport {
     let plan = result.plan
     var writer = JSONWriter()
     writer.beginObject()
-    writer.key("kind")
-    writer.string(parsed.kind.rawValue)
-    writer.key("source")
-    writer.string(parsed.sourceName)
-    writer.key("dryRun")
-    writer.bool(dryRun)
-    writer.key("records")
-    writer.integer(parsed.recordCount)
-    writer.key("imported")
-    writer.integer(plan.changedRecordCount)
-    writer.key("unchanged")
-    writer.integer(plan.unchanged.count)
+    writer.member("kind", parsed.kind.rawValue)
+    writer.member("source", parsed.sourceName)
+    writer.member("dryRun", dryRun)
+    writer.member("records", parsed.recordCount)
+    writer.member("imported", plan.changedRecordCount)
+    writer.member("unchanged", plan.unchanged.count)
     writer.key("keptRemoved")
     writer.beginArray()
     for outcome in plan.keptRemoved {
       writer.beginObject()
-      writer.key("record")
-      writer.integer(outcome.recordIndex)
-      optionalString("label", outcome.label, &writer)
-      writer.key("stream")
-      writer.string(outcome.stream)
-      writer.key("reason")
-      writer.string(outcome.reason)
+      writer.member("record", outcome.recordIndex)
+      writer.member("label", outcome.label)
+      writer.member("stream", outcome.stream)
+      writer.member("reason", outcome.reason)
       writer.endObject()
     }
     writer.endArray()
@@ -403,36 +387,18 @@ enum ImportReport {
     writer.beginArray()
     for problem in problems {
       writer.beginObject()
-      writer.key("record")
-      writer.integer(problem.index)
-      optionalString("label", problem.label, &writer)
-      writer.key("field")
-      writer.string(problem.field)
-      writer.key("value")
-      writer.string(problem.value)
-      writer.key("reason")
-      writer.string(problem.reason)
-      writer.key("rejectsRecord")
-      writer.bool(problem.rejectsRecord)
+      writer.member("record", problem.index)
+      writer.member("label", problem.label)
+      writer.member("field", problem.field)
+      writer.member("value", problem.value)
+      writer.member("reason", problem.reason)
+      writer.member("rejectsRecord", problem.rejectsRecord)
       writer.endObject()
     }
     writer.endArray()
-    writer.key("appended")
-    writer.integer(result.appendedCount)
-    writer.key("duplicates")
-    writer.integer(result.duplicateCount)
-    writer.key("firstSeq")
-    if let sequences = result.sequences {
-      writer.integer(sequences.lowerBound)
-    } else {
-      writer.null()
-    }
-    writer.key("lastSeq")
-    if let sequences = result.sequences {
-      writer.integer(sequences.upperBound)
-    } else {
-      writer.null()
-    }
+    writer.member("appended", result.appendedCount)
+    writer.member("duplicates", result.duplicateCount)
+    writer.sequenceMembers(result.sequences)
     writer.key("eventsByType")
     writer.beginObject()
     for count in plan.eventCounts {
@@ -445,29 +411,18 @@ enum ImportReport {
       writer.beginArray()
       for event in plan.events {
         writer.beginObject()
-        writer.key("record")
-        writer.integer(event.recordIndex)
-        writer.key("stream")
-        writer.string(event.stream)
-        writer.key("version")
-        writer.integer(event.version)
-        writer.key("type")
-        writer.string(event.type)
-        writer.key("id")
-        writer.string(event.event.id?.description ?? "")
-        writer.key("summary")
-        writer.string(event.summary)
+        writer.member("record", event.recordIndex)
+        writer.member("stream", event.stream)
+        writer.member("version", event.version)
+        writer.member("type", event.type)
+        writer.member("id", event.event.id?.description ?? "")
+        writer.member("summary", event.summary)
         writer.endObject()
       }
       writer.endArray()
     }
     writer.endObject()
     return writer.bytes + [0x0A]
-  }
-
-  private static func optionalString(_ key: String, _ value: String?, _ writer: inout JSONWriter) {
-    writer.key(key)
-    if let value { writer.string(value) } else { writer.null() }
   }
 
   /// `18 ContactAdded`, `1 ContactUpdated, 1 ContactFavorited`.

@@ -13,20 +13,19 @@ enum KeygenCommand {
       <name>+<hash>+<base64>, which auditors pass to 'replay check' and 'replay verify' as \
       --key. The formats are Go's signed-note formats (golang.org/x/mod/sumdb/note).
       """,
-    options: [
-      Option(
-        names: ["--name"], valueName: "name",
-        help: "The key's name: no spaces and no '+' (e.g. audit.example.com).",
-        isRequired: true),
-      Option(
-        names: ["--output"], valueName: "file", help: "The private key file to create.",
-        isRequired: true),
-    ],
+    options: [name, output],
     run: run)
 
+  static let name = TextOption(
+    names: ["--name"], valueName: "name",
+    help: "The key's name: no spaces and no '+' (e.g. audit.example.com).", isRequired: true)
+  static let output = TextOption(
+    names: ["--output"], valueName: "file", help: "The private key file to create.",
+    isRequired: true)
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let name = invocation.requiredValue("--name")
-    let output = invocation.requiredValue("--output")
+    let name = invocation.requiredValue(KeygenCommand.name)
+    let output = invocation.requiredValue(KeygenCommand.output)
     let signer: SignedNote.Signer
     do {
       signer = try SignedNote.Signer.generate(name: name)

@@ -15,18 +15,14 @@ enum LocationsCommand {
           the same place twice is refused rather than duplicated.
           """,
         options: [
-          Option(
-            names: ["--name"], valueName: "name", help: "The location's name.", isRequired: true),
-          Option(names: ["--latitude"], valueName: "degrees", help: "Latitude.", isRequired: true),
-          Option(
-            names: ["--longitude"], valueName: "degrees", help: "Longitude.", isRequired: true),
-          Option(names: ["--id"], valueName: "id", help: "The location's id."),
+          name, DomainCommandRunner.latitude.withHelp("Latitude.", isRequired: true),
+          DomainCommandRunner.longitude.withHelp("Longitude.", isRequired: true), id,
         ] + DomainCommandRunner.options,
         run: { invocation in
           let coordinate = try invocation.coordinate()
-          let name = invocation.requiredValue("--name")
+          let name = invocation.requiredValue(LocationsCommand.name)
           let id =
-            try invocation.optionalDomainValue("--id") { text throws(EventsError) in
+            try invocation.optionalDomainValue(LocationsCommand.id) { text throws(EventsError) in
               try LocationID(text)
             }
             ?? derivedID(name: name, coordinate: coordinate)
@@ -47,10 +43,7 @@ enum LocationsCommand {
         name: "move", abstract: "Move a location.",
         arguments: [idArgument],
         options: [
-          Option(
-            names: ["--latitude"], valueName: "degrees", help: "New latitude.", isRequired: true),
-          Option(
-            names: ["--longitude"], valueName: "degrees", help: "New longitude.", isRequired: true),
+          DomainCommandRunner.latitude, DomainCommandRunner.longitude,
         ] + DomainCommandRunner.options,
         run: { invocation in
           let command = LocationCommand.moveLocation(
@@ -66,6 +59,10 @@ enum LocationsCommand {
             .removeLocation(id: try locationID(invocation)), with: LocationDecider.self, invocation)
         }),
     ])
+
+  static let name = TextOption(
+    names: ["--name"], valueName: "name", help: "The location's name.", isRequired: true)
+  static let id = TextOption(names: ["--id"], valueName: "id", help: "The location's id.")
 
   static let idArgument = Argument(name: "id", help: "The location's id (its GeoJSON feature id).")
 

@@ -15,24 +15,39 @@ enum LogCommand {
       """,
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--from"], valueName: "seq|time",
-        help: "The first seq to list, or the first time (ISO 8601) to list from."),
-      Option(names: ["--to"], valueName: "seq", help: "The last seq to list."),
-      Option(names: ["--stream"], valueName: "stream", help: "Only this stream's events."),
-      Option(
-        names: ["--category"], valueName: "category",
-        help: "Only events of streams in this category (contact, state, location, ...)."),
-      Option(names: ["--type"], valueName: "type", help: "Only events of this type."),
-      Option(names: ["--limit"], valueName: "n", help: "At most this many events."),
-      Option.flag(
-        ["-f", "--follow"],
-        help:
-          "Keep going: print each new event as it is committed, until Ctrl-C, a closed pipe, --to or --limit."
-      ),
-      Option.flag(["--json"], help: "Print the stored lines (JSON envelopes) instead of a table."),
+      from, to, stream, category, type, limit, follow,
+      CommonOptions.json.withHelp("Print the stored lines (JSON envelopes) instead of a table."),
     ],
     run: run)
+
+  static let from = ValueOption(
+    names: ["--from"], valueName: "seq|time",
+    help: "The first seq to list, or the first time (ISO 8601) to list from.",
+    expecting:
+      "expected a seq (a whole number ≥ 1) or an ISO 8601 time such as 2026-11-03T12:00:00Z"
+  ) { text -> From? in
+    if let sequence = Int64(text) { return sequence >= 1 ? .sequence(sequence) : nil }
+    return Timestamp.parseISO8601(text).map { .time($0) }
+  }
+  static let to = ValueOption(
+    names: ["--to"], valueName: "seq", help: "The last seq to list.",
+    expecting: ProveCommand.positive, Int64.positive)
+  static let stream = TextOption(
+    names: ["--stream"], valueName: "stream", help: "Only this stream's events.")
+  static let category = TextOption(
+    names: ["--category"], valueName: "category",
+    help: "Only events of streams in this category (contact, state, location, ...).")
+  static let type = TextOption(
+    names: ["--type"], valueName: "type", help: "Only events of this type.")
+  static let limit = ValueOption(
+    names: ["--limit"], valueName: "n", help: "At most this many events.",
+    expecting: "expected a whole number ≥ 0"
+  ) { Int($0).flatMap { $0 >= 0 ? $0 : nil } }
+  static let follow = Flag(
+    ["-f", "--follow"],
+    help:
+      "Keep going: print each new event as it is committed, until Ctrl-C, a closed pipe, --to or --limit."
+  )
 
   /// `--from`: a seq or a time.
   enum From: Equatable {
@@ -41,33 +56,20 @@ enum LogCommand {
   }
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let from =
-      try invocation.parse(
-        "--from",
-        expecting:
-          "expected a seq (a whole number ≥ 1) or an ISO 8601 time such as 2026-11-03T12:00:00Z"
-      ) { text -> From? in
-        if let sequence = Int64(text) { return sequence >= 1 ? .sequence(sequence) : nil }
-        return Timestamp.parseISO8601(text).map { .time($0) }
-      } ?? .sequence(1)
-    let positive = "expected a whole number ≥ 1"
-    let to = try invocation.parse("--to", expecting: positive) {
-      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-    }
-    let limit = try invocation.parse("--limit", expecting: "expected a whole number ≥ 0") {
-      Int($0).flatMap { $0 >= 0 ? $0 : nil }
-    }
+    let from = try invocation[LogCommand.from] ?? .sequence(1)
+    let to = try invocation[LogCommand.to]
+    let limit = try invocation[LogCommand.limit]
     if let to, case .sequence(let first) = from, to < first {
       throw UsageError("'--to' (\(to)) is before '--from' (\(first))")
     }
     var filter = EventFilter()
-    if let stream = invocation.value("--stream") { filter.streams = [stream] }
-    if let category = invocation.value("--category") {
+    if let stream = invocation[stream] { filter.streams = [stream] }
+    if let category = invocation[category] {
       filter.categories = [category.hasSuffix("-") ? String(category.dropLast()) : category]
     }
-    if let type = invocation.value("--type") { filter.types = [type] }
-    let json = invocation.flag("--json")
-    let follow = invocation.flag("--follow")
+    if let type = invocation[type] { filter.types = [type] }
+    let json = invocation[CommonOptions.json]
+    let follow = invocation[LogCommand.follow]
     var table = StreamingTextTable([
       .init(title: "SEQ", alignment: .right), .init(title: "TIME"),
       .init(title: "STREAM", maximumWidth: 48),

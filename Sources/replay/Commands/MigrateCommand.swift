@@ -22,19 +22,19 @@ enum MigrateCommand {
       """,
     options: [
       CommonOptions.log,
-      Option.flag(
-        ["--encrypt-personal-data"],
-        help: "Seal the contacts' personal fields (the one migration there is; required)."),
-      Option(
-        names: ["--output"], valueName: "path", help: "The new log; it must not exist.",
-        defaultDescription: "required"),
-      Option.flag(
-        ["--json"],
-        help:
-          "Print the summary as JSON: {\"output\", \"events\", \"sealed\", \"alreadySealed\", \"keys\": {\"path\", \"made\", \"carriedOver\"}, \"comparedAt\", \"oldLogHeldPersonalDataInClear\", \"note\"}."
+      encryptPersonalData, output,
+      CommonOptions.json.withHelp(
+        "Print the summary as JSON: {\"output\", \"events\", \"sealed\", \"alreadySealed\", \"keys\": {\"path\", \"made\", \"carriedOver\"}, \"comparedAt\", \"oldLogHeldPersonalDataInClear\", \"note\"}."
       ),
     ],
     run: run)
+
+  static let encryptPersonalData = Flag(
+    ["--encrypt-personal-data"],
+    help: "Seal the contacts' personal fields (the one migration there is; required).")
+  static let output = TextOption(
+    names: ["--output"], valueName: "path", help: "The new log; it must not exist.",
+    defaultDescription: "required")
 
   /// What is left in the old log, and what an erasure in the new one still needs: true for a
   /// log in clear, a partly sealed one and one sealed already.
@@ -72,11 +72,11 @@ enum MigrateCommand {
   }
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    guard invocation.flag("--encrypt-personal-data") else {
+    guard invocation[encryptPersonalData] else {
       throw UsageError(
         "'replay migrate' needs '--encrypt-personal-data' (the one migration there is)")
     }
-    guard let output = invocation.value("--output") else {
+    guard let output = invocation[output] else {
       throw UsageError("Missing '--output <path>': the new log to write")
     }
     guard !output.isEmpty else {
@@ -96,7 +96,7 @@ enum MigrateCommand {
         "note: removed what a migrate that was killed (process \(leftover.processID)) left: "
           + leftover.paths.map { "'\($0)'" }.joined(separator: ", ") + "\n")
     }
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: json(summary, source: source, output: output))
       return .success
     }
@@ -123,26 +123,20 @@ enum MigrateCommand {
     var writer = JSONWriter()
     writer.beginObject()
     writer.member("output", output)
-    writer.key("events")
-    writer.integer(summary.eventCount)
-    writer.key("sealed")
-    writer.integer(summary.sealedCount)
-    writer.key("alreadySealed")
-    writer.integer(summary.alreadySealedCount)
+    writer.member("events", summary.eventCount)
+    writer.member("sealed", summary.sealedCount)
+    writer.member("alreadySealed", summary.alreadySealedCount)
     writer.key("keys")
     writer.beginObject()
     writer.member("path", KeyStore.path(forLog: output))
-    writer.key("made")
-    writer.integer(summary.keysMade)
-    writer.key("carriedOver")
-    writer.integer(summary.keysCarriedOver)
+    writer.member("made", summary.keysMade)
+    writer.member("carriedOver", summary.keysCarriedOver)
     writer.endObject()
     writer.key("comparedAt")
     writer.beginArray()
     for sequence in summary.comparedAt { writer.integer(sequence) }
     writer.endArray()
-    writer.key("oldLogHeldPersonalDataInClear")
-    writer.bool(summary.sourceHeldPersonalDataInClear)
+    writer.member("oldLogHeldPersonalDataInClear", summary.sourceHeldPersonalDataInClear)
     var note = oldLogNote(summary, source: source)
     if note.hasSuffix("\n") { note.removeLast() }
     writer.member("note", note)

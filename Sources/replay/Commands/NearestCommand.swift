@@ -16,40 +16,37 @@ enum NearestCommand {
     arguments: [Argument(name: "location", help: "A location's id, or its name.")],
     options: [
       CommonOptions.log,
-      Option(names: ["--k"], valueName: "n", help: "How many neighbours.", defaultValue: "3"),
+      k,
     ] + ReadOptions.point + [CommonOptions.json],
     run: run)
 
+  static let k = ValueOption(
+    names: ["--k"], valueName: "n", help: "How many neighbours.", defaultValue: "3",
+    expecting: "expected a whole number ≥ 1"
+  ) { Int($0).flatMap { $0 >= 1 ? $0 : nil } }
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let k =
-      try invocation.parse("--k", expecting: "expected a whole number ≥ 1") {
-        Int($0).flatMap { $0 >= 1 ? $0 : nil }
-      } ?? 3
+    let k = try invocation[NearestCommand.k] ?? 3
     let query = invocation.requiredValue("location")
     let result = try invocation.rebuild(models: [LocationList.name])
     let list = result.models.locations
     let location = try resolve(query, in: list)
     let neighbors = list.nearest(to: location.id, count: k) ?? []
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("seq")
-      writer.integer(result.lastSequence)
+      writer.member("seq", result.lastSequence)
       writer.key("location")
       writer.beginObject()
-      writer.key("id")
-      writer.string(location.id.rawValue)
-      writer.key("name")
-      writer.string(location.name)
+      writer.member("id", location.id.rawValue)
+      writer.member("name", location.name)
       writer.endObject()
       writer.key("nearest")
       writer.beginArray()
       for neighbor in neighbors {
         writer.beginObject()
-        writer.key("id")
-        writer.string(neighbor.id.rawValue)
-        writer.key("name")
-        writer.string(neighbor.name)
+        writer.member("id", neighbor.id.rawValue)
+        writer.member("name", neighbor.name)
         writer.key("distanceInMiles")
         writer.numberLiteral(neighbor.distanceText)
         writer.endObject()

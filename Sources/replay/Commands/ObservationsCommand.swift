@@ -4,10 +4,18 @@ import Foundation
 
 /// `replay observations record|revise|remove`.
 enum ObservationsCommand {
-  static let timeZone = Option(
-    names: ["--time-zone"], valueName: "zone",
-    help: "The time zone of a date written without one (an IANA name such as America/Chicago).",
+  static let timeZone = ReadOptions.timeZone.withHelp(
+    "The time zone of a date written without one (an IANA name such as America/Chicago).",
     defaultValue: "UTC")
+  static let classification = ValueOption(
+    names: ["--classification"], valueName: "classification", help: "New classification.",
+    choices: Classification.allCases.map(\.rawValue))
+  static let title = TextOption(names: ["--title"], valueName: "title", help: "New title.")
+  static let description = TextOption(
+    names: ["--description"], valueName: "text", help: "New description.")
+  static let date = TextOption(names: ["--date"], valueName: "date", help: "New date.")
+  static let id = TextOption(
+    names: ["--id"], valueName: "id", help: "The observation's id (12 hex digits).")
 
   static let command = Command(
     name: "observations",
@@ -24,24 +32,20 @@ enum ObservationsCommand {
           the same observation twice is refused rather than duplicated.
           """,
         options: [
-          Option(
-            names: ["--classification"], valueName: "classification", help: "What was observed.",
-            isRequired: true),
-          Option(names: ["--title"], valueName: "title", help: "The title.", isRequired: true),
-          Option(
-            names: ["--description"], valueName: "text", help: "Where and how.", defaultValue: ""),
-          Option(names: ["--date"], valueName: "date", help: "When it was seen.", isRequired: true),
-          timeZone,
-          Option(names: ["--id"], valueName: "id", help: "The observation's id (12 hex digits)."),
+          classification.withHelp("What was observed.", isRequired: true),
+          title.withHelp("The title.", isRequired: true),
+          description.withHelp("Where and how.", defaultValue: ""),
+          date.withHelp("When it was seen.", isRequired: true),
+          timeZone, id,
         ] + DomainCommandRunner.options,
         run: { invocation in
           let record = ObservationRecord(
             classification: try classification(invocation) ?? .bird,
-            title: invocation.requiredValue("--title"),
-            description: invocation.value("--description") ?? "",
+            title: invocation.requiredValue(title),
+            description: invocation[description] ?? "",
             date: try date(invocation) ?? Timestamp(millisecondsSince1970: 0))
           let id =
-            try invocation.optionalDomainValue("--id") { text throws(EventsError) in
+            try invocation.optionalDomainValue(id) { text throws(EventsError) in
               try ObservationID(text)
             }
             ?? ObservationID.derived(from: "recorded\n\(record.title)\n\(record.date)")
@@ -52,17 +56,12 @@ enum ObservationsCommand {
         name: "revise", abstract: "Change some of an observation's fields.",
         arguments: [idArgument],
         options: [
-          Option(
-            names: ["--classification"], valueName: "classification", help: "New classification."),
-          Option(names: ["--title"], valueName: "title", help: "New title."),
-          Option(names: ["--description"], valueName: "text", help: "New description."),
-          Option(names: ["--date"], valueName: "date", help: "New date."),
-          timeZone,
+          classification, title, description, date, timeZone,
         ] + DomainCommandRunner.options,
         run: { invocation in
           let command = ObservationCommand.reviseObservation(
             id: try observationID(invocation), classification: try classification(invocation),
-            title: invocation.value("--title"), description: invocation.value("--description"),
+            title: invocation[title], description: invocation[description],
             date: try date(invocation))
           return try DomainCommandRunner.run(command, with: ObservationDecider.self, invocation)
         }),
@@ -84,19 +83,18 @@ enum ObservationsCommand {
   }
 
   static func classification(_ invocation: ParsedInvocation) throws -> Classification? {
-    try invocation.choice("--classification", from: Classification.allCases.map(\.rawValue))
-      .flatMap(Classification.init(rawValue:))
+    try invocation[classification].flatMap(Classification.init(rawValue:))
   }
 
   static func date(_ invocation: ParsedInvocation) throws -> Timestamp? {
-    guard invocation.value("--date") != nil else { return nil }
-    let zoneName = invocation.value("--time-zone") ?? "UTC"
+    guard invocation[date] != nil else { return nil }
+    let zoneName = invocation[timeZone] ?? "UTC"
     guard let zone = TimeZone(identifier: zoneName) else {
       throw UsageError(
         "The value '\(zoneName)' is invalid for '--time-zone <zone>': expected an IANA time zone such as UTC or America/Chicago"
       )
     }
-    return try invocation.domainValue("--date") { text throws(EventsError) in
+    return try invocation.domainValue(date) { text throws(EventsError) in
       try ObservationDate.parse(text, timeZone: zone)
     }
   }

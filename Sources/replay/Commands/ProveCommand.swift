@@ -19,32 +19,29 @@ enum ProveCommand {
     ],
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--consistency"], valueName: "old-size",
-        help: "Prove the tree of this many events is a prefix of the --head tree."),
-      Option(
-        names: ["--head"], valueName: "size", help: "The tree to prove against.",
-        defaultDescription: "the whole log"),
-      Option.flag(["--json"], help: "Print the proof as JSON, the form 'replay check' reads."),
+      consistency, head,
+      CommonOptions.json.withHelp("Print the proof as JSON, the form 'replay check' reads."),
     ],
     run: run)
 
+  static let consistency = ValueOption(
+    names: ["--consistency"], valueName: "old-size",
+    help: "Prove the tree of this many events is a prefix of the --head tree.",
+    expecting: positive, Int64.positive)
+  static let head = ValueOption(
+    names: ["--head"], valueName: "size", help: "The tree to prove against.",
+    defaultDescription: "the whole log", expecting: positive, Int64.positive)
+  static let positive = "expected a whole number ≥ 1"
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let positive = "expected a whole number ≥ 1"
-    let sequence = try invocation.parse("seq", expecting: positive) {
-      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-    }
-    let oldSize = try invocation.parse("--consistency", expecting: positive) {
-      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-    }
-    let head = try invocation.parse("--head", expecting: positive) {
-      Int64($0).flatMap { $0 >= 1 ? $0 : nil }
-    }
+    let sequence = try invocation.parse("seq", expecting: positive, Int64.positive)
+    let oldSize = try invocation[consistency]
+    let head = try invocation[ProveCommand.head]
     switch (sequence, oldSize) {
     case (nil, nil):
       throw UsageError("Give the <seq> to prove, or '--consistency <old size>'")
     case (.some, .some):
-      throw UsageError("Give either <seq> or '--consistency <old size>', not both")
+      throw UsageError.notBoth("<seq>", "'--consistency <old size>'")
     default: break
     }
     let tree = try LogTree.open(invocation.logReader)
@@ -53,31 +50,22 @@ enum ProveCommand {
     writer.beginObject()
     if let sequence {
       let path = try tree.inclusionPath(sequence: sequence, size: size)
-      writer.key("seq")
-      writer.integer(sequence)
-      writer.key("leafIndex")
-      writer.integer(sequence - 1)
-      writer.key("treeSize")
-      writer.integer(size)
-      writer.key("leafHash")
-      writer.string(SHA256.hex(try tree.leafHash(sequence: sequence)))
-      writer.key("rootHash")
-      writer.string(SHA256.hex(try tree.root(size: size)))
+      writer.member("seq", sequence)
+      writer.member("leafIndex", sequence - 1)
+      writer.member("treeSize", size)
+      writer.member("leafHash", SHA256.hex(try tree.leafHash(sequence: sequence)))
+      writer.member("rootHash", SHA256.hex(try tree.root(size: size)))
       writeHashes(path, to: &writer)
     } else if let oldSize {
       let path = try tree.consistencyPath(from: oldSize, to: size)
-      writer.key("fromSize")
-      writer.integer(oldSize)
-      writer.key("toSize")
-      writer.integer(size)
-      writer.key("fromRoot")
-      writer.string(SHA256.hex(try tree.root(size: oldSize)))
-      writer.key("toRoot")
-      writer.string(SHA256.hex(try tree.root(size: size)))
+      writer.member("fromSize", oldSize)
+      writer.member("toSize", size)
+      writer.member("fromRoot", SHA256.hex(try tree.root(size: oldSize)))
+      writer.member("toRoot", SHA256.hex(try tree.root(size: size)))
       writeHashes(path, to: &writer)
     }
     writer.endObject()
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {
       invocation.terminal.write(try text(of: writer.bytes))

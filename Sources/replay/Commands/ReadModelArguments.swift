@@ -21,6 +21,32 @@ enum ReadModelArguments {
     "zoo": AnimalCatalog.name,
   ]
 
+  /// Declares an option whose value is a point given as a seq or an ISO 8601 time (`--from`,
+  /// `--to`): a seq is the state after that event (0: before any); a time is the state after
+  /// every event whose `at` is at or before it (`--as-of`). A time without a zone is UTC.
+  ///
+  /// - Parameters:
+  ///   - names: The names, such as `["--from"]`.
+  ///   - valueName: The value placeholder, such as `point`.
+  ///   - help: One line of help.
+  ///   - defaultDescription: What help shows as the default.
+  ///   - isRequired: Whether the option must be given.
+  /// - Returns: The declaration.
+  static func point(
+    names: [String], valueName: String, help: String, defaultDescription: String? = nil,
+    isRequired: Bool = false
+  ) -> ValueOption<ReplayPoint> {
+    ValueOption(
+      names: names, valueName: valueName, help: help, defaultDescription: defaultDescription,
+      isRequired: isRequired, expecting: pointExpectation
+    ) { text in
+      if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+        return Int64(text).map { .sequence($0) }
+      }
+      return ParsedInvocation.instant(text).map { .instant($0) }
+    }
+  }
+
   /// `a, b or c`.
   static func listing(_ items: [String], conjunction: String) -> String {
     guard items.count > 1 else { return items.first ?? "" }
@@ -52,18 +78,6 @@ extension ParsedInvocation {
       help: ReadModelArguments.model.help)
   }
 
-  /// A point given as a seq or an ISO 8601 time (`--from`, `--to`): a seq is the state after
-  /// that event (0: before any); a time is the state after every event whose `at` is at or
-  /// before it (`--as-of`). A time without a zone is UTC.
-  func replayPoint(_ name: String) throws(UsageError) -> ReplayPoint? {
-    try parse(name, expecting: ReadModelArguments.pointExpectation) { text in
-      if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-        return Int64(text).map { .sequence($0) }
-      }
-      return Self.instant(text).map { .instant($0) }
-    }
-  }
-
   /// An ISO 8601 time within the years 0000-9999; without a zone, UTC.
   static func instant(_ text: String) -> Timestamp? {
     guard let instant = Timestamp.parseISO8601(text), instant >= .earliest, instant <= .latest
@@ -88,14 +102,11 @@ extension ReplayPoint {
     writer.beginObject()
     switch self {
     case .end:
-      writer.key("seq")
-      writer.integer(lastSequence)
+      writer.member("seq", lastSequence)
     case .sequence(let sequence):
-      writer.key("seq")
-      writer.integer(sequence)
+      writer.member("seq", sequence)
     case .instant(let instant):
-      writer.key("time")
-      writer.string(instant.description)
+      writer.member("time", instant.description)
     }
     writer.endObject()
   }
@@ -107,8 +118,7 @@ extension ReadModelEntry {
     writer.beginArray()
     for field in fields {
       writer.beginObject()
-      writer.key("name")
-      writer.string(field.name)
+      writer.member("name", field.name)
       writer.key("value")
       writer.fieldValue(field.value, kind: field.kind)
       writer.endObject()
@@ -118,6 +128,24 @@ extension ReadModelEntry {
 }
 
 extension JSONWriter {
+  /// `[{"<nameKey>", "before", "after"}]`: changed fields as `diff` (`name`) and `history`
+  /// (`field`) print them; "before" or "after" is `null` when the entity did not have it.
+  mutating func fieldDifferences(
+    _ differences: [EntryDiff.FieldDifference], nameKey: StaticString
+  ) {
+    beginArray()
+    for difference in differences {
+      beginObject()
+      member(nameKey, difference.name)
+      key("before")
+      fieldValue(difference.before, kind: difference.kind)
+      key("after")
+      fieldValue(difference.after, kind: difference.kind)
+      endObject()
+    }
+    endArray()
+  }
+
   /// An entry field's value in JSON: a boolean or number field as a JSON boolean or number,
   /// text as a string, an absent value as `null`.
   mutating func fieldValue(_ value: String?, kind: ReadModelEntry.Field.Kind) {

@@ -5,43 +5,40 @@ import Projections
 
 /// Options of the commands that rebuild read models.
 enum ReadOptions {
-  static let at = Option(
+  static let at = ValueOption(
     names: ["--at"], valueName: "seq", help: "The state after this event.",
-    defaultDescription: "the last event")
-  static let asOf = Option(
+    defaultDescription: "the last event", expecting: "expected a whole number ≥ 0"
+  ) { Int64($0).flatMap { $0 >= 0 ? $0 : nil } }
+  static let asOf = ValueOption(
     names: ["--as-of"], valueName: "time",
-    help: "The state after every event whose time is at or before this ISO 8601 time.")
-  static let noCheckpoints = Option.flag(
+    help: "The state after every event whose time is at or before this ISO 8601 time.",
+    expecting: "expected an ISO 8601 time such as 2026-11-03T12:00:00Z"
+  ) { Timestamp.parseISO8601($0) }
+  static let noCheckpoints = Flag(
     ["--no-checkpoints"], help: "Replay from the first event, ignoring saved checkpoints.")
-  static let verbose = Option.flag(
+  static let verbose = Flag(
     ["--verbose"], help: "Explain which checkpoint is used and why others are not.")
-  static let locale = Option(
+  static let locale = TextOption(
     names: ["--locale"], valueName: "identifier", help: "The locale dates are formatted for.",
     defaultValue: "en_US")
-  static let timeZone = Option(
+  static let timeZone = TextOption(
     names: ["--time-zone"], valueName: "zone", help: "The time zone dates are shown in.",
     defaultValue: "UTC")
 
   /// The point options and checkpoint options every rebuilding command takes.
-  static let point: [Option] = [at, asOf, noCheckpoints, verbose]
+  static let point: [any OptionDeclaration] = [at, asOf, noCheckpoints, verbose]
 }
 
 extension ParsedInvocation {
   /// `--at <seq>` or `--as-of <time>` (not both); the end of the log when neither is given.
   func replayPoint() throws -> ReplayPoint {
-    let sequence = try parse("--at", expecting: "expected a whole number ≥ 0") {
-      Int64($0).flatMap { $0 >= 0 ? $0 : nil }
-    }
-    let instant = try parse(
-      "--as-of", expecting: "expected an ISO 8601 time such as 2026-11-03T12:00:00Z"
-    ) {
-      Timestamp.parseISO8601($0)
-    }
+    let sequence = try self[ReadOptions.at]
+    let instant = try self[ReadOptions.asOf]
     switch (sequence, instant) {
     case (let sequence?, nil): return .sequence(sequence)
     case (nil, let instant?): return .instant(instant)
     case (nil, nil): return .end
-    case (.some, .some): throw UsageError("Give either '--at <seq>' or '--as-of <time>', not both")
+    case (.some, .some): throw UsageError.notBoth(ReadOptions.at, ReadOptions.asOf)
     }
   }
 
@@ -49,8 +46,8 @@ extension ParsedInvocation {
   /// pruning them by the standard ``CheckpointPolicy``.
   var replayer: Replayer {
     let terminal = self.terminal
-    let verbose = declares("--verbose") && flag("--verbose")
-    let useCheckpoints = !(declares("--no-checkpoints") && flag("--no-checkpoints"))
+    let verbose = declares(ReadOptions.verbose) && self[ReadOptions.verbose]
+    let useCheckpoints = !(declares(ReadOptions.noCheckpoints) && self[ReadOptions.noCheckpoints])
     var replayer = Replayer(
       reader: logReader, checkpoints: useCheckpoints ? CheckpointStore(logPath: logPath) : nil,
       explain: { message in if verbose { terminal.writeError("note: \(message)\n") } })
@@ -74,12 +71,13 @@ extension ParsedInvocation {
 
   /// `--locale` and `--time-zone` as view options.
   func viewOptions() throws -> ViewOptions {
-    let zoneName = value("--time-zone") ?? "UTC"
+    let zoneName = self[ReadOptions.timeZone] ?? "UTC"
     guard let zone = TimeZone(identifier: zoneName) else {
       throw UsageError(
         "The value '\(zoneName)' is invalid for '--time-zone <zone>': expected an IANA time zone such as UTC or America/Chicago"
       )
     }
-    return ViewOptions(locale: Locale(identifier: value("--locale") ?? "en_US"), timeZone: zone)
+    return ViewOptions(
+      locale: Locale(identifier: self[ReadOptions.locale] ?? "en_US"), timeZone: zone)
   }
 }

@@ -31,15 +31,12 @@ enum RebuildCommand {
     let counts = ReadModels.modelNames.map { name in
       (name, result.models.model(named: name)?.count ?? 0)
     }
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("seq")
-      writer.integer(result.lastSequence)
-      writer.key("eventsRead")
-      writer.integer(result.eventsRead)
-      writer.key("startedFromCheckpoint")
-      if let start = result.startedFrom { writer.integer(start) } else { writer.null() }
+      writer.member("seq", result.lastSequence)
+      writer.member("eventsRead", result.eventsRead)
+      writer.member("startedFromCheckpoint", result.startedFrom)
       writer.key("seconds")
       writer.number(seconds)
       writer.key("eventsPerSecond")

@@ -28,38 +28,33 @@ enum RepairCommand {
       """,
     options: [
       CommonOptions.log,
-      Option.flag(["--apply"], help: "Make the cut (into quarantine) instead of only showing it."),
-      Option(
-        names: ["--from"], valueName: "copy",
-        help: "Restore the damaged lines from this copy of the log instead of cutting them."),
-      Option(
-        names: ["--note"], valueName: "file",
-        help: "With --from: a signed tree head the repaired log must match (with --key)."),
-      Option(
-        names: ["--key"], valueName: "key",
-        help: "The verifier key the --note must be signed with (or a file holding it)."),
-      CommonOptions.lockTimeout,
-      CommonOptions.json,
+      apply, from,
+      CheckCommand.note.withHelp(
+        "With --from: a signed tree head the repaired log must match (with --key)."),
+      CheckCommand.key.withHelp("The key the --note must be signed with (or a file holding it)."),
+      CommonOptions.lockTimeout, CommonOptions.json,
     ],
     run: run)
 
+  static let apply = Flag(
+    ["--apply"], help: "Make the cut (into quarantine) instead of only showing it.")
+  static let from = TextOption(
+    names: ["--from"], valueName: "copy",
+    help: "Restore the damaged lines from this copy of the log instead of cutting them.")
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let lockTimeout =
-      try invocation.parse("--lock-timeout", expecting: "expected a number of seconds ≥ 0") {
-        Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil }
-      } ?? 10
+    let lockTimeout = try invocation[CommonOptions.lockTimeout] ?? 10
     let repair = LogRepair(path: invocation.logPath, lockTimeout: lockTimeout)
     let path = invocation.logPath
-    if let copy = invocation.value("--from") {
+    let applies = invocation[apply]
+    if let copy = invocation[from] {
       return try restore(
-        repair, from: copy, note: invocation.value("--note"), key: invocation.value("--key"),
-        applies: invocation.flag("--apply"), json: invocation.flag("--json"),
-        terminal: invocation.terminal)
+        repair, from: copy, note: invocation[CheckCommand.note], key: invocation[CheckCommand.key],
+        applies: applies, json: invocation[CommonOptions.json], terminal: invocation.terminal)
     }
-    if invocation.value("--note") != nil || invocation.value("--key") != nil {
+    if invocation[CheckCommand.note] != nil || invocation[CheckCommand.key] != nil {
       throw UsageError("'--note' and '--key' check a repair from a copy: they need '--from <copy>'")
     }
-    let applies = invocation.flag("--apply")
     let cut: LogRepair.Cut?
     var quarantine: String?
     if applies {
@@ -69,7 +64,7 @@ enum RepairCommand {
     } else {
       cut = try repair.examine()
     }
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: json(cut, log: path, quarantine: quarantine))
     } else if let cut {
       invocation.terminal.write(describe(cut, of: path, quarantine: quarantine))
@@ -160,8 +155,7 @@ enum RepairCommand {
   static func json(_ cut: LogRepair.Cut?, log: String, quarantine: String?) -> [UInt8] {
     var writer = JSONWriter()
     writer.beginObject()
-    writer.key("applied")
-    writer.bool(quarantine != nil)
+    writer.member("applied", quarantine != nil)
     writer.key("cut")
     guard let cut else {
       writer.null()
@@ -169,22 +163,16 @@ enum RepairCommand {
       return writer.line
     }
     writer.beginObject()
-    writer.key("firstSeq")
-    writer.integer(cut.firstCutSequence)
+    writer.member("firstSeq", cut.firstCutSequence)
     writer.member("lastSeq", cut.lastCutSequence.flatMap { $0 >= cut.firstCutSequence ? $0 : nil })
-    writer.key("lines")
-    writer.integer(cut.cutLineCount)
-    writer.key("bytes")
-    writer.integer(cut.range.count)
-    writer.key("fromByte")
-    writer.integer(cut.range.lowerBound)
-    writer.key("reason")
-    writer.string(cut.reason)
+    writer.member("lines", cut.cutLineCount)
+    writer.member("bytes", cut.range.count)
+    writer.member("fromByte", cut.range.lowerBound)
+    writer.member("reason", cut.reason)
     writer.endObject()
     writer.key("kept")
     writer.beginObject()
-    writer.key("lastSeq")
-    writer.integer(cut.keptSequence)
+    writer.member("lastSeq", cut.keptSequence)
     writer.key("rewritten")
     if let rewrite = cut.rewrite {
       writer.beginObject()
@@ -193,10 +181,8 @@ enum RepairCommand {
       writer.integer(rewrite.write.lowerBound)
       writer.integer(rewrite.write.upperBound)
       writer.endArray()
-      writer.key("firstSeq")
-      writer.integer(rewrite.kept.lowerBound)
-      writer.key("lastSeq")
-      writer.integer(rewrite.kept.upperBound)
+      writer.member("firstSeq", rewrite.kept.lowerBound)
+      writer.member("lastSeq", rewrite.kept.upperBound)
       writer.endObject()
     } else {
       writer.null()

@@ -32,36 +32,34 @@ enum ReportCommand {
       log, with a rate and an estimate of the time left.
       """,
     options: ReadOptions.point + [
-      Option(
-        names: ["--from"], valueName: "seq|time",
-        help: "The window's first event: a seq, or the first event at or after an ISO 8601 time.",
-        defaultDescription: "the first event"),
-      Option(
-        names: ["--to"], valueName: "seq|time",
-        help: "The window's last event: a seq, or the last event at or before an ISO 8601 time.",
-        defaultDescription: "the report's point"),
-      Option(
-        names: ["--output"], valueName: "file", help: "The HTML file to write.",
-        isRequired: true),
-      Option.flag(
-        ["--verify"],
-        help: "Also run 'replay verify' (one more pass) and show its verdict on the page."),
-      CommonOptions.log,
-      Option.flag(
-        ["--json"],
-        help:
-          "Print what was written as JSON: {\"seq\", \"window\": {\"firstSeq\", \"lastSeq\", \"events\"}, \"entitiesChanged\", \"output\", \"bytes\"}."
+      from, to, output, verify, CommonOptions.log,
+      CommonOptions.json.withHelp(
+        "Print what was written as JSON: {\"seq\", \"window\": {\"firstSeq\", \"lastSeq\", \"events\"}, \"entitiesChanged\", \"output\", \"bytes\"}."
       ),
     ],
     run: run)
 
+  static let from = ReadModelArguments.point(
+    names: ["--from"], valueName: "seq|time",
+    help: "The window's first event: a seq, or the first event at or after an ISO 8601 time.",
+    defaultDescription: "the first event")
+  static let to = ReadModelArguments.point(
+    names: ["--to"], valueName: "seq|time",
+    help: "The window's last event: a seq, or the last event at or before an ISO 8601 time.",
+    defaultDescription: "the report's point")
+  static let output = TextOption(
+    names: ["--output"], valueName: "file", help: "The HTML file to write.", isRequired: true)
+  static let verify = Flag(
+    ["--verify"], help: "Also run 'replay verify' (one more pass) and show its verdict on the page."
+  )
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let output = invocation.requiredValue("--output")
+    let output = invocation.requiredValue(ReportCommand.output)
     // Refused before the report is built: the log's own files are never its output.
     try LogFiles(logPath: invocation.logPath).refuseAsOutput(output)
     let request = AuditReport.Request(
-      point: try invocation.replayPoint(), from: try invocation.replayPoint("--from")?.bound,
-      to: try invocation.replayPoint("--to")?.bound, verifies: invocation.flag("--verify"))
+      point: try invocation.replayPoint(), from: try invocation[from]?.bound,
+      to: try invocation[to]?.bound, verifies: invocation[verify])
     let progress = ProgressLine.forStandardError(invocation.terminal)
     defer { progress?.finish() }
     var replayer = invocation.replayer
@@ -70,22 +68,18 @@ enum ReportCommand {
     progress?.finish()
     let bytes = Array(report.html().utf8)
     try AtomicFile.write(bytes, to: output, protecting: invocation.logPath)
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("seq")
-      writer.integer(report.pointSequence)
+      writer.member("seq", report.pointSequence)
       writer.key("window")
       writer.beginObject()
       writer.sequenceMembers(report.timeline.sequences)
-      writer.key("events")
-      writer.integer(report.timeline.eventCount)
+      writer.member("events", report.timeline.eventCount)
       writer.endObject()
-      writer.key("entitiesChanged")
-      writer.integer(report.changes.count)
+      writer.member("entitiesChanged", report.changes.count)
       writer.member("output", output)
-      writer.key("bytes")
-      writer.integer(bytes.count)
+      writer.member("bytes", bytes.count)
       writer.endObject()
       invocation.terminal.write(bytes: writer.line)
       return .success

@@ -17,26 +17,27 @@ enum ShipCommand {
       """,
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--to"], valueName: "url", help: "The database, as a libpq connection string.",
-        isRequired: true),
-      Option.flag(["-f", "--follow"], help: "Keep shipping new events as they are committed."),
-      Option(
-        names: ["--batch"], valueName: "n", help: "Events a transaction at most.",
-        defaultValue: "1000"),
-      Option.flag(
-        ["--json"],
-        help: "Print a JSON line after each batch (at most one a second) and at the end."),
+      to, follow, batch,
+      CommonOptions.json.withHelp(
+        "Print a JSON line after each batch (at most one a second) and at the end."),
     ],
     run: run)
 
+  static let to = TextOption(
+    names: ["--to"], valueName: "url", help: "The database, as a libpq connection string.",
+    isRequired: true)
+  static let follow = Flag(
+    ["-f", "--follow"], help: "Keep shipping new events as they are committed.")
+  static let batch = ValueOption(
+    names: ["--batch"], valueName: "n", help: "Events a transaction at most.",
+    defaultValue: "1000", expecting: "expected a whole number 1-8000"
+  ) { Int($0).flatMap { (1...8000).contains($0) ? $0 : nil } }
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let batchSize = try invocation.parse("--batch", expecting: "expected a whole number 1-8000") {
-      Int($0).flatMap { (1...8000).contains($0) ? $0 : nil }
-    }
-    let json = invocation.flag("--json")
-    let following = invocation.flag("--follow")
-    let connection = try PostgresConnection(url: invocation.requiredValue("--to"))
+    let batchSize = try invocation[batch]
+    let json = invocation[CommonOptions.json]
+    let following = invocation[follow]
+    let connection = try PostgresConnection(url: invocation.requiredValue(to))
     defer { connection.close() }
     let shipper = try LogShipper(
       logPath: invocation.logPath, connection: connection, batchSize: batchSize ?? 1000)
@@ -95,21 +96,16 @@ enum ShipCommand {
   static func line(_ progress: LogShipper.Progress, eventsPerSecond: Int64) -> [UInt8] {
     var writer = JSONWriter()
     writer.beginObject()
-    writer.key("shipped")
-    writer.integer(progress.shippedEvents)
-    writer.key("seq")
-    writer.integer(progress.lastShippedSequence)
-    writer.key("logSeq")
-    writer.integer(progress.logLastSequence)
-    writer.key("lag")
-    writer.integer(progress.lag)
+    writer.member("shipped", progress.shippedEvents)
+    writer.member("seq", progress.lastShippedSequence)
+    writer.member("logSeq", progress.logLastSequence)
+    writer.member("lag", progress.lag)
     if let at = progress.lastShippedAt {
       writer.key("lagMilliseconds")
       writer.integer(
         max(0, progress.committedAt.millisecondsSince1970 - at.millisecondsSince1970))
     }
-    writer.key("eventsPerSecond")
-    writer.integer(eventsPerSecond)
+    writer.member("eventsPerSecond", eventsPerSecond)
     writer.endObject()
     return writer.bytes + [0x0A]
   }

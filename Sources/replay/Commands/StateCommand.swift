@@ -24,24 +24,26 @@ enum StateCommand {
         isOptional: true)
     ],
     options: [CommonOptions.log] + ReadOptions.point + [
-      Option(names: ["--id"], valueName: "id", help: "Show one entity's detail (needs <model>)."),
-      ReadOptions.locale, ReadOptions.timeZone, CommonOptions.json,
-      Option.flag(
-        ["-f", "--follow"],
-        help:
-          "Keep going: show the model again after each burst of new events (with --json, a new document a line), until Ctrl-C or a closed pipe."
-      ),
+      id, ReadOptions.locale, ReadOptions.timeZone, CommonOptions.json, follow,
     ],
     run: run)
 
+  static let id = TextOption(
+    names: ["--id"], valueName: "id", help: "Show one entity's detail (needs <model>).")
+  static let follow = Flag(
+    ["-f", "--follow"],
+    help:
+      "Keep going: show the model again after each burst of new events (with --json, a new document a line), until Ctrl-C or a closed pipe."
+  )
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let model = try invocation.optionalReadModelName()
-    let id = invocation.value("--id")
+    let id = invocation[StateCommand.id]
     if id != nil, model == nil {
       throw UsageError("'--id' needs a <model>, e.g. 'replay state contacts --id 13'")
     }
     let options = try invocation.viewOptions()
-    let follow = invocation.flag("--follow")
+    let follow = invocation[StateCommand.follow]
     if follow, try invocation.replayPoint() != .end {
       throw UsageError(
         "'--follow' shows the end of the log as it grows: leave out '--at' and '--as-of'")
@@ -66,7 +68,7 @@ enum StateCommand {
         shown.models = followed.models
         shown.lastSequence = followed.sequence
         shown.lastFoldedSequence = followed.sequence
-        if !invocation.flag("--json") { invocation.terminal.write("\n") }
+        if !invocation[CommonOptions.json] { invocation.terminal.write("\n") }
         try show(model: model, id: id, result: shown, options: options, invocation)
       }
       invocation.terminal.flush()
@@ -86,14 +88,12 @@ enum StateCommand {
       _ = try detail(of: id, in: model, result: result, options: options, invocation)
       return
     }
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter(capacity: 1 << 16)
       writer.beginObject()
-      writer.key("seq")
-      writer.integer(result.lastFoldedSequence)
+      writer.member("seq", result.lastFoldedSequence)
       if case .instant(let instant) = try invocation.replayPoint() {
-        writer.key("asOf")
-        writer.string(instant.description)
+        writer.member("asOf", instant.description)
       }
       for name in names {
         guard let readModel = result.models.model(named: name) else { continue }
@@ -141,15 +141,12 @@ enum StateCommand {
     else {
       throw InputError.invalid("\(model) has no '\(id)' at seq \(result.lastSequence)")
     }
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("seq")
-      writer.integer(result.lastSequence)
-      writer.key("model")
-      writer.string(model)
-      writer.key("id")
-      writer.string(id)
+      writer.member("seq", result.lastSequence)
+      writer.member("model", model)
+      writer.member("id", id)
       writer.key("fields")
       entry.writeFields(to: &writer)
       writer.endObject()

@@ -7,16 +7,13 @@ enum StatesCommand {
     name: "states",
     abstract: "Add states (for their zip codes).",
     subcommands: [
-      Command(
-        name: "add", abstract: "Add a state.",
-        arguments: [Argument(name: "name", help: "The state's name, e.g. 'New York'.")],
-        options: DomainCommandRunner.options,
-        run: { invocation in
-          let name = try invocation.domainValue("name") { text throws(EventsError) in
-            try StateName(text)
-          }
-          return try DomainCommandRunner.run(.addState(name), with: USStateDecider.self, invocation)
-        })
+      verb(
+        "add", abstract: "Add a state.",
+        arguments: [Argument(name: "name", help: "The state's name, e.g. 'New York'.")]
+      ) { invocation in
+        .addState(
+          try invocation.domainValue("name") { text throws(EventsError) in try StateName(text) })
+      }
     ])
 
   static let zipCodes = Command(
@@ -27,35 +24,35 @@ enum StatesCommand {
       code may belong to several states).
       """,
     subcommands: [
-      Command(
-        name: "add", abstract: "Add a zip code to a state.",
-        arguments: [state, zip],
-        options: DomainCommandRunner.options,
-        run: { invocation in
-          let command = USStateCommand.addZipCode(
-            state: try stateName(invocation), zipCode: try zipCode("zip", invocation))
-          return try DomainCommandRunner.run(command, with: USStateDecider.self, invocation)
-        }),
-      Command(
-        name: "modify", abstract: "Change one of a state's zip codes; it keeps its place.",
-        arguments: [state, zip, Argument(name: "new-zip", help: "The zip code to change it to.")],
-        options: DomainCommandRunner.options,
-        run: { invocation in
-          let command = USStateCommand.modifyZipCode(
-            state: try stateName(invocation), from: try zipCode("zip", invocation),
-            to: try zipCode("new-zip", invocation))
-          return try DomainCommandRunner.run(command, with: USStateDecider.self, invocation)
-        }),
-      Command(
-        name: "remove", abstract: "Remove a zip code from a state.",
-        arguments: [state, zip],
-        options: DomainCommandRunner.options,
-        run: { invocation in
-          let command = USStateCommand.removeZipCode(
-            state: try stateName(invocation), zipCode: try zipCode("zip", invocation))
-          return try DomainCommandRunner.run(command, with: USStateDecider.self, invocation)
-        }),
+      verb("add", abstract: "Add a zip code to a state.", arguments: [state, zip]) { invocation in
+        .addZipCode(state: try stateName(invocation), zipCode: try zipCode("zip", invocation))
+      },
+      verb(
+        "modify", abstract: "Change one of a state's zip codes; it keeps its place.",
+        arguments: [state, zip, Argument(name: "new-zip", help: "The zip code to change it to.")]
+      ) { invocation in
+        .modifyZipCode(
+          state: try stateName(invocation), from: try zipCode("zip", invocation),
+          to: try zipCode("new-zip", invocation))
+      },
+      verb("remove", abstract: "Remove a zip code from a state.", arguments: [state, zip]) {
+        invocation in
+        .removeZipCode(state: try stateName(invocation), zipCode: try zipCode("zip", invocation))
+      },
     ])
+
+  /// A verb whose arguments make one `USStateCommand`, decided and appended with the domain
+  /// options.
+  static func verb(
+    _ name: String, abstract: String, arguments: [Argument],
+    _ command: @escaping @Sendable (ParsedInvocation) throws -> USStateCommand
+  ) -> Command {
+    Command(
+      name: name, abstract: abstract, arguments: arguments, options: DomainCommandRunner.options,
+      run: { invocation in
+        try DomainCommandRunner.run(command(invocation), with: USStateDecider.self, invocation)
+      })
+  }
 
   static let state = Argument(name: "state", help: "The state's name, e.g. California.")
   static let zip = Argument(name: "zip", help: "The zip code, e.g. 90001.")

@@ -16,29 +16,15 @@ enum StatsCommand {
     let statistics = try LogStatistics(reading: invocation.logReader)
     let types = statistics.eventsByType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
     let categories = statistics.eventsByCategory.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("events")
-      writer.integer(statistics.eventCount)
-      writer.key("streams")
-      writer.integer(statistics.streamCount)
-      writer.key("lastSeq")
-      writer.integer(statistics.lastSequence)
-      writer.key("bytes")
-      writer.integer(statistics.byteCount)
-      writer.key("firstTime")
-      if let first = statistics.firstTimestamp {
-        writer.string(first.description)
-      } else {
-        writer.null()
-      }
-      writer.key("lastTime")
-      if let last = statistics.lastTimestamp {
-        writer.string(last.description)
-      } else {
-        writer.null()
-      }
+      writer.member("events", statistics.eventCount)
+      writer.member("streams", statistics.streamCount)
+      writer.member("lastSeq", statistics.lastSequence)
+      writer.member("bytes", statistics.byteCount)
+      writer.member("firstTime", statistics.firstTimestamp?.description)
+      writer.member("lastTime", statistics.lastTimestamp?.description)
       writer.key("byType")
       writer.beginObject()
       for (type, count) in types {
@@ -51,10 +37,8 @@ enum StatsCommand {
       for (category, count) in categories {
         writer.key(category)
         writer.beginObject()
-        writer.key("events")
-        writer.integer(count)
-        writer.key("streams")
-        writer.integer(statistics.streamsByCategory[category] ?? 0)
+        writer.member("events", count)
+        writer.member("streams", statistics.streamsByCategory[category] ?? 0)
         writer.endObject()
       }
       writer.endObject()

@@ -17,26 +17,25 @@ enum VerifyCommand {
       """,
     options: [
       CommonOptions.log,
-      Option(
-        names: ["--digest"], valueName: "seq:sha256",
-        help: "Also prove the log still begins with the events a 'replay digest' covered."),
-      Option(
-        names: ["--note"], valueName: "file",
-        help: "Instead: check the log against a signed tree head ('replay head --sign')."),
-      Option(
-        names: ["--key"], valueName: "verifier-key",
-        help: "The key the --note must be signed with (or a file holding it)."),
+      digest,
+      CheckCommand.note.withHelp(
+        "Instead: check the log against a signed tree head ('replay head --sign')."),
+      CheckCommand.key.withHelp("The key the --note must be signed with (or a file holding it)."),
       CommonOptions.json,
     ],
     run: run)
 
+  static let digest = ValueOption(
+    names: ["--digest"], valueName: "seq:sha256",
+    help: "Also prove the log still begins with the events a 'replay digest' covered.",
+    expecting: "expected <seq>:<64 hex digits>, as 'replay digest' prints"
+  ) { LogDigest.parse($0) }
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    if invocation.value("--note") != nil || invocation.value("--key") != nil {
+    if invocation[CheckCommand.note] != nil || invocation[CheckCommand.key] != nil {
       return try verifyNote(invocation)
     }
-    let expectedDigest = try invocation.parse(
-      "--digest", expecting: "expected <seq>:<64 hex digits>, as 'replay digest' prints"
-    ) { LogDigest.parse($0) }
+    let expectedDigest = try invocation[digest]
     var verifier = LogVerifier(path: invocation.logPath, expectedDigest: expectedDigest)
     let progress = ProgressLine.forStandardError(invocation.terminal)
     defer { progress?.finish() }
@@ -46,64 +45,44 @@ enum VerifyCommand {
     let digestMatched = expectedDigest != nil && report.digest?.sha256 == expectedDigest?.sha256
     let digestMessage =
       digestMatched ? "lines 1...\(expectedDigest?.sequence ?? 0) match the digest" : nil
-    if invocation.flag("--json") {
+    if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
-      writer.key("valid")
-      writer.bool(report.isValid)
-      writer.key("events")
-      writer.integer(report.eventCount)
-      writer.key("streams")
-      writer.integer(report.streamCount)
-      writer.key("lastSeq")
-      writer.integer(report.lastSequence)
-      writer.key("bytes")
-      writer.integer(report.byteCount)
+      writer.member("valid", report.isValid)
+      writer.member("events", report.eventCount)
+      writer.member("streams", report.streamCount)
+      writer.member("lastSeq", report.lastSequence)
+      writer.member("bytes", report.byteCount)
       writer.key("problems")
       writer.beginArray()
       for problem in report.problems {
         writer.beginObject()
         // A problem of the whole log (a digest mismatch) has no line: null, not 0.
-        writer.key("line")
-        if problem.line > 0 { writer.integer(problem.line) } else { writer.null() }
-        writer.key("offset")
-        if problem.line > 0 { writer.integer(problem.offset) } else { writer.null() }
-        writer.key("message")
-        writer.string(problem.message)
+        writer.member("line", problem.line > 0 ? problem.line : nil)
+        writer.member("offset", problem.line > 0 ? problem.offset : nil)
+        writer.member("message", problem.message)
         writer.endObject()
       }
       writer.endArray()
       writer.key("digest")
       if let expectedDigest {
         writer.beginObject()
-        writer.key("seq")
-        writer.integer(expectedDigest.sequence)
-        writer.key("expected")
-        writer.string(SHA256.hex(expectedDigest.sha256))
-        writer.key("found")
-        if let found = report.digest {
-          writer.string(SHA256.hex(found.sha256))
-        } else {
-          writer.null()
-        }
-        writer.key("matches")
-        writer.bool(digestMatched)
+        writer.member("seq", expectedDigest.sequence)
+        writer.member("expected", SHA256.hex(expectedDigest.sha256))
+        writer.member("found", report.digest.map { SHA256.hex($0.sha256) })
+        writer.member("matches", digestMatched)
         writer.endObject()
       } else {
         writer.null()
       }
-      writer.key("uncommittedTail")
-      if let tail = report.uncommittedTail { writer.string(tail) } else { writer.null() }
-      writer.key("checkpointsChecked")
-      writer.integer(report.checkpointsChecked)
+      writer.member("uncommittedTail", report.uncommittedTail)
+      writer.member("checkpointsChecked", report.checkpointsChecked)
       writer.key("quarantined")
       writer.beginArray()
       for entry in report.quarantined {
         writer.beginObject()
-        writer.key("path")
-        writer.string(entry.path)
-        writer.key("bytes")
-        writer.integer(entry.byteCount)
+        writer.member("path", entry.path)
+        writer.member("bytes", entry.byteCount)
         writer.endObject()
       }
       writer.endArray()
@@ -143,10 +122,10 @@ extension VerifyCommand {
   /// note's size, rebuilt from every line (each line checked as any read checks it), against
   /// the note's root.
   static func verifyNote(_ invocation: ParsedInvocation) throws -> ExitCode {
-    guard let note = invocation.value("--note"), let key = invocation.value("--key") else {
+    guard let note = invocation[CheckCommand.note], let key = invocation[CheckCommand.key] else {
       throw UsageError("'--note <file>' and '--key <verifier key>' go together: give both")
     }
-    guard invocation.value("--digest") == nil, !invocation.flag("--json") else {
+    guard !invocation.isGiven(digest), !invocation[CommonOptions.json] else {
       throw UsageError(
         "'--note' checks a signed tree head alone: leave out '--digest' and '--json'")
     }

@@ -9,6 +9,18 @@ extension JSONWriter {
     if let value { integer(value) } else { null() }
   }
 
+  /// `"key":value` for a count or size, or `"key":null` when there is none.
+  mutating func member(_ key: StaticString, _ value: Int?) {
+    self.key(key)
+    if let value { integer(value) } else { null() }
+  }
+
+  /// `"key":true` or `"key":false`.
+  mutating func member(_ key: StaticString, _ value: Bool) {
+    self.key(key)
+    bool(value)
+  }
+
   /// `"key":"value"`, or `"key":null` when there is none.
   mutating func member(_ key: StaticString, _ value: String?) {
     self.key(key)

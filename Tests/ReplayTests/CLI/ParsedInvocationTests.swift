@@ -9,10 +9,15 @@ import Testing
       Argument(name: "position", help: "A position."),
       Argument(name: "rest", help: "", isOptional: true, isRepeating: true),
     ],
-    options: [
-      Option(names: ["--seq"], valueName: "seq", help: "", defaultValue: "oops"),
-      Option(names: ["-n", "--number"], valueName: "n", help: "", isRepeating: true),
-    ])
+    options: [seq, number])
+  private static let seq = ValueOption(
+    names: ["--seq"], valueName: "seq", help: "", defaultValue: "oops",
+    expecting: "expected a whole number"
+  ) { Int64($0) }
+  private static let number = ValueOption(
+    names: ["-n", "--number"], valueName: "n", help: "", isRepeating: true,
+    expecting: "expected a whole number"
+  ) { Int($0) }
 
   private func invocation(_ arguments: [String]) throws -> ParsedInvocation {
     let outcome = try CommandLineParser(root: Self.command, hasVersion: false).parse(arguments)
@@ -26,15 +31,14 @@ import Testing
   @Test func typedAccessorsConvertValidValues() throws {
     let invocation = try invocation(["42", "--seq", "9", "-n", "-3", "--number", "4"])
     #expect(try invocation.uint64("position") == 42)
-    #expect(try invocation.int64("--seq") == 9)
-    #expect(
-      try invocation.parseAll("-n", expecting: "expected a whole number") { Int($0) } == [-3, 4])
-    #expect(try invocation.int("--number") == 4)
+    #expect(try invocation[Self.seq] == 9)
+    #expect(try invocation.values(Self.number) == [-3, 4])
+    #expect(try invocation[Self.number] == 4)
   }
 
   @Test func absentValuesAreNil() throws {
     let invocation = try invocation(["1"])
-    #expect(try invocation.int("-n") == nil)
+    #expect(try invocation[Self.number] == nil)
     #expect(invocation.arguments("rest") == [])
   }
 
@@ -43,7 +47,7 @@ import Testing
     #expect(
       throws: UsageError("The value 'oops' is invalid for '--seq <seq>': expected a whole number")
     ) {
-      try invocation.int("--seq")
+      try invocation[Self.seq]
     }
   }
 
@@ -62,7 +66,7 @@ import Testing
   @Test func invalidRepeatedValueNamesTheOptionAsLastTyped() throws {
     let invocation = try invocation(["1", "--number", "x", "-n", "2"])
     #expect(throws: UsageError("The value 'x' is invalid for '-n <n>': expected a whole number")) {
-      try invocation.parseAll("--number", expecting: "expected a whole number") { Int($0) }
+      try invocation.values(Self.number)
     }
   }
 

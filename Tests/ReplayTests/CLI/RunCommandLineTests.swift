@@ -4,6 +4,9 @@ import Testing
 
 /// How errors thrown by a command's `run` closure reach the user.
 @Suite struct RunCommandLineTests {
+  private static let count = ValueOption(
+    names: ["--count"], valueName: "n", help: "How many.", expecting: "expected a whole number"
+  ) { Int($0) }
   private struct StreamConflict: CLIError {
     var exitCode: ExitCode { .versionConflict }
     var message: String { "stream 'orders' is at version 7, not 5; reload and retry" }
@@ -27,10 +30,10 @@ import Testing
       subcommands: [
         Command(
           name: "go", abstract: "Go.",
-          options: [Option(names: ["--count"], valueName: "n", help: "How many.")],
+          options: [Self.count],
           run: { invocation in
             invocation.terminal.write("started\n")
-            _ = try invocation.int("--count")
+            _ = try invocation[Self.count]
             if let error { throw error }
             return status
           })
