@@ -335,3 +335,32 @@ import Testing
     }
   }
 }
+
+@Suite struct SHA256PrefixedTests {
+  @Test func prefixedHashEqualsTheHashOfThePrefixAndTheBytesForEveryLengthUpTo300() {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    let bytes = random.bytes(count: 300)
+    var mismatches: [Int] = []
+    for length in 0...300 {
+      let prefix = UInt8(truncatingIfNeeded: length)
+      let expected = ReferenceSHA256.hash([prefix] + bytes[..<length])
+      for implementation in SHA256ImplementationTests.runnable {
+        var digest = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeBytes { buffer in
+          digest.withUnsafeMutableBytes { output in
+            SHA256.hash(
+              prefix: prefix, UnsafeRawBufferPointer(rebasing: buffer[..<length]),
+              into: output.baseAddress!, implementation: implementation)
+          }
+        }
+        if digest != expected { mismatches.append(length) }
+      }
+      let viaArray = bytes.withUnsafeBytes {
+        SHA256.hash(prefix: prefix, UnsafeRawBufferPointer(rebasing: $0[..<length]))
+      }
+      if viaArray != expected { mismatches.append(length) }
+    }
+    #expect(mismatches.isEmpty, "lengths \(mismatches.prefix(5)), seed \(seed)")
+  }
+}

@@ -36,6 +36,14 @@ void sha256_compress_hardware(uint32_t state[8], const void *blocks, size_t coun
 /// hardware paths are tested against.
 void sha256_compress_portable(uint32_t state[8], const void *blocks, size_t count);
 
+/// SHA-256(`prefix` ‖ the `count` bytes at `bytes`), the whole digest with its padding, into the
+/// 32 bytes at `digest`: RFC 9162's leaf hash (prefix 0x00, a log line) and node hash (prefix
+/// 0x01, two hashes side by side) in one call, with no allocation. `use_hardware` non-zero runs
+/// `sha256_compress_hardware` (only where `sha256_hardware_kind()` found the instructions),
+/// zero the portable code.
+void sha256_hash_prefixed(int use_hardware, unsigned char prefix, const void *bytes, size_t count,
+                          unsigned char digest[32]);
+
 #ifdef __cplusplus
 }
 #endif
