@@ -31,6 +31,11 @@ enum LogCommand {
           "Keep going: print each new event as it is committed, until Ctrl-C, a closed pipe, --to or --limit."
       ),
       Option.flag(["--json"], help: "Print the stored lines (JSON envelopes) instead of a table."),
+      Option.flag(
+        ["--leaf-hashes"],
+        help:
+          #"With --json: each line as {"leafHash":"<hex>","event":<the line as stored>}, its RFC 9162 leaf hash beside it."#
+      ),
     ],
     run: run)
 
@@ -67,6 +72,10 @@ enum LogCommand {
     }
     if let type = invocation.value("--type") { filter.types = [type] }
     let json = invocation.flag("--json")
+    let leafHashes = invocation.flag("--leaf-hashes")
+    if leafHashes && !json {
+      throw UsageError("'--leaf-hashes' goes with '--json': the table has no room for them")
+    }
     let follow = invocation.flag("--follow")
     var table = StreamingTextTable([
       .init(title: "SEQ", alignment: .right), .init(title: "TIME"),
@@ -78,7 +87,13 @@ enum LogCommand {
     var shown = 0
     if limit == 0 { return .success }
     func show(_ line: EventLine) -> Bool {
-      if json {
+      if leafHashes {
+        // The line stays byte for byte as stored (its leaf hash and crc are over those bytes).
+        var output = Array(#"{"leafHash":""#.utf8)
+        SHA256.appendHex(MerkleTree.leafHash(line.bytes), to: &output)
+        output += Array(#"","event":"#.utf8) + Array(line.bytes) + Array("}\n".utf8)
+        invocation.terminal.write(bytes: output)
+      } else if json {
         invocation.terminal.write(bytes: Array(line.bytes) + [0x0A])
       } else {
         let metadata = line.metadata()
