@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Events
@@ -207,5 +208,159 @@ import Testing
     #expect(SHA256(midstate: Array(bytes.dropLast())) == nil)
     bytes[96] = 70
     #expect(SHA256(midstate: bytes) == nil)
+  }
+}
+
+@Suite struct SHA256ImplementationTests {
+  /// The implementations this CPU can run: always the portable code, and its instructions.
+  static let runnable: [SHA256.Implementation] =
+    SHA256.implementation == .portable ? [.portable] : [.portable, SHA256.implementation]
+
+  static func hash(_ message: [UInt8], _ implementation: SHA256.Implementation) -> [UInt8] {
+    var hasher = SHA256(implementation: implementation)
+    hasher.update(message)
+    return hasher.finalize()
+  }
+
+  @Test func reportsTheImplementationThisCPUSupports() {
+    print("SHA-256 implementation on this machine: \(SHA256.implementation)")
+    #if arch(x86_64)
+      #expect(SHA256.implementation == .x86SHA || SHA256.implementation == .portable)
+    #elseif arch(arm64)
+      #expect(SHA256.implementation == .arm64SHA2 || SHA256.implementation == .portable)
+    #else
+      #expect(SHA256.implementation == .portable)
+    #endif
+    // Every arm64 CPU Swift runs on has SHA2; on x86-64 the SHA extensions came with Goldmont,
+    // Ice Lake and Zen, so older CPUs rightly run the portable code. Where /proc/cpuinfo says
+    // the CPU has them, detection must find them.
+    #if os(Linux) && arch(x86_64)
+      if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+        info.contains(" sha_ni"), info.contains(" sse4_1")
+      {
+        #expect(SHA256.implementation == .x86SHA)
+      }
+    #endif
+  }
+
+  // FIPS 180-4's examples (NIST CSRC "SHA256.pdf"): one block, two blocks (448 bits), the
+  // 896-bit message, and the empty one.
+  @Test(
+    arguments: runnable,
+    [
+      ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+      ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+      (
+        "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+      ),
+      (
+        "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+        "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+      ),
+    ])
+  func everyImplementationMatchesFIPSVector(
+    implementation: SHA256.Implementation, vector: (message: String, expectedHex: String)
+  ) {
+    #expect(SHA256.hex(Self.hash(Array(vector.message.utf8), implementation)) == vector.expectedHex)
+  }
+
+  @Test(arguments: runnable)
+  func everyImplementationMatchesOneMillionLetterA(implementation: SHA256.Implementation) {
+    let message = [UInt8](repeating: 0x61, count: 1_000_000)
+    #expect(
+      SHA256.hex(Self.hash(message, implementation))
+        == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+  }
+
+  @Test func instructionsAndPortableCodeAgreeForEveryLengthUpTo1000AtRandomSplits() throws {
+    try #require(SHA256.implementation != .portable, "no SHA-256 instructions on this CPU")
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    // One random buffer with 15 bytes of slack, so each length is also tried off alignment.
+    let bytes = random.bytes(count: 1000 + 15)
+    var mismatches: [String] = []
+    bytes.withUnsafeBytes { whole in
+      for length in 0...1000 {
+        let offset = length % 16
+        let message = UnsafeRawBufferPointer(rebasing: whole[offset..<offset + length])
+        var portable = SHA256(implementation: .portable)
+        portable.update(message)
+        let expected = portable.finalize()
+        var cuts = (0..<Int.random(in: 1...8, using: &random)).map { _ in
+          Int.random(in: 0...length, using: &random)
+        }
+        cuts.append(contentsOf: [0, length])
+        cuts.sort()
+        var hardware = SHA256(implementation: SHA256.implementation)
+        var portableInPieces = SHA256(implementation: .portable)
+        for (from, to) in zip(cuts, cuts.dropFirst()) {
+          let piece = UnsafeRawBufferPointer(rebasing: message[from..<to])
+          hardware.update(piece)
+          portableInPieces.update(piece)
+        }
+        if hardware.finalize() != expected || portableInPieces.finalize() != expected
+          || hardware.midstate != portableInPieces.midstate
+        {
+          mismatches.append("length \(length) at offset \(offset), cuts \(cuts)")
+        }
+      }
+    }
+    #expect(mismatches.isEmpty, "\(mismatches.prefix(5)), seed \(seed)")
+  }
+
+  @Test func portableCodeMatchesTheReferenceOnRandomMessages() {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    for _ in 0..<50 {
+      let length = Int.random(in: 0...2000, using: &random)
+      let message = random.bytes(count: length)
+      #expect(
+        Self.hash(message, .portable) == ReferenceSHA256.hash(message),
+        "length \(length), seed \(seed)")
+    }
+  }
+
+  @Test func aMidstateResumesWithEitherImplementation() throws {
+    var random = SplitMix64(seed: TestSeed.make(fallback: 0x5348_4134))
+    let message = random.bytes(count: 777)
+    for first in Self.runnable {
+      for second in Self.runnable {
+        var hasher = SHA256(implementation: first)
+        hasher.update(message[..<300])
+        var resumed = try #require(SHA256(midstate: hasher.midstate, implementation: second))
+        resumed.update(message[300...])
+        #expect(resumed.finalize() == SHA256.hash(message), "\(first) then \(second)")
+      }
+    }
+  }
+}
+
+@Suite struct SHA256PrefixedTests {
+  @Test func prefixedHashEqualsTheHashOfThePrefixAndTheBytesForEveryLengthUpTo300() {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    let bytes = random.bytes(count: 300)
+    var mismatches: [Int] = []
+    for length in 0...300 {
+      let prefix = UInt8(truncatingIfNeeded: length)
+      let expected = ReferenceSHA256.hash([prefix] + bytes[..<length])
+      for implementation in SHA256ImplementationTests.runnable {
+        var digest = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeBytes { buffer in
+          digest.withUnsafeMutableBytes { output in
+            SHA256.hash(
+              prefix: prefix, UnsafeRawBufferPointer(rebasing: buffer[..<length]),
+              into: output.baseAddress!, implementation: implementation)
+          }
+        }
+        if digest != expected { mismatches.append(length) }
+      }
+      let viaArray = bytes.withUnsafeBytes {
+        SHA256.hash(prefix: prefix, UnsafeRawBufferPointer(rebasing: $0[..<length]))
+      }
+      if viaArray != expected { mismatches.append(length) }
+    }
+    #expect(mismatches.isEmpty, "lengths \(mismatches.prefix(5)), seed \(seed)")
   }
 }

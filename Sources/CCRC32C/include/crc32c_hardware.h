@@ -1,7 +1,8 @@
 // CRC-32C (Castagnoli) with the CPU's own instructions: SSE4.2 `crc32` on x86-64, the ARMv8
 // CRC32C instructions on arm64. The Events module's `CRC32C` calls this when
 // `crc32c_hardware_kind()` says the CPU has them, and its table-driven Swift code otherwise.
-// Kept to the checksum alone: no other C lives in this package.
+// The target holds only what Swift cannot reach: this checksum and SHA-256's compression
+// function (sha256_compress.h).
 #ifndef CRC32C_HARDWARE_H
 #define CRC32C_HARDWARE_H
 

@@ -71,6 +71,11 @@ extension AuditReport {
     integrity.lastSequenceRead = scan.lastSequenceRead
     integrity.byteCount = FileManager.default.fileSize(atPath: reader.path)
     integrity.digest = try scan.digest(from: hasher, reader: reader)
+    if let size = integrity.digest?.sequence {
+      // From `<log>.tree`, caught up (and saved where the folder allows) as `replay head` does.
+      let tree = try LogTree.open(reader)
+      integrity.treeHead = TreeHead(size: size, root: try tree.root(size: size))
+    }
     integrity.quarantined = Quarantine.entries(forLog: reader.path)
     integrity.checkpointCount = replayer.checkpoints?.entries().count ?? 0
     integrity.warnings = warnings.withLock { $0 }

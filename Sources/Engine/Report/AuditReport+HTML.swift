@@ -110,6 +110,13 @@ extension AuditReport {
     } else {
       page.element("dd", "", "none: no event at the point")
     }
+    if let head = integrity.treeHead {
+      page.element("dt", "", "Tree head at the point")
+      page.raw("<dd><code class=\"digest\">")
+      page.text("\(head.size) \(SHA256.hex(head.root))")
+      page.raw("</code> (size and RFC 9162 root; sign it with ")
+      page.raw("<code>replay head --at \(head.size) --sign</code>)</dd>")
+    }
     page.element("dt", "", "Log size")
     page.element("dd", "", "\(HTMLText.count(Int(integrity.byteCount))) bytes")
     page.element("dt", "", "Checkpoints")

@@ -129,6 +129,9 @@ public struct AuditReport: Sendable {
     public var byteCount: Int64 = 0
     /// The digest of the log through the report's point.
     public var digest: LogDigest?
+    /// The log's Merkle tree head (RFC 9162) at the report's point: what `replay head --at`
+    /// gives, and what a signed note of that point would sign.
+    public var treeHead: TreeHead?
     /// Files in `<log>.quarantine/`: bytes recovery or repair cut off.
     public var quarantined: [Quarantine.Entry] = []
     /// Checkpoints beside the log.
@@ -139,6 +142,20 @@ public struct AuditReport: Sendable {
     public var verification: LogVerifier.Report?
 
     public init() {}
+  }
+
+  /// A tree head: the number of events and the root of their tree.
+  public struct TreeHead: Sendable, Equatable {
+    /// Events covered (leaves).
+    public var size: Int64
+    /// The tree's root: 32 bytes.
+    public var root: [UInt8]
+
+    /// Creates a head of `size` events whose tree has root `root`.
+    public init(size: Int64, root: [UInt8]) {
+      self.size = size
+      self.root = root
+    }
   }
 
   /// The five domains in the order the report shows them, with their stream categories.

@@ -138,8 +138,15 @@ public final class LogTree {
 
   /// Reads the lines after what the tree covers and adds them. Returns whether any were.
   private func catchUp() throws -> Bool {
-    let start = LogReader.Position(offset: file.end, sequence: file.size + 1)
     var added = false
+    for run in try quickLeafRuns() where run.count > 0 {
+      add(run)
+      added = true
+    }
+    // The rest (a line that failed the quick checks, and what follows) through the general
+    // reader, which also says what is wrong with the log's end.
+    let start = LogReader.Position(offset: file.end, sequence: file.size + 1)
+    var readerAdded = false
     // On a long read the reading thread hashes each line as it decodes it, while this thread
     // combines the hashes into the tree: the two halves of the work run side by side.
     let summary = try reader.forEachEvent(
@@ -147,11 +154,12 @@ public final class LogTree {
       { line, prepared in
         self.append(
           leafHash: prepared ?? MerkleTree.leafHash(line.bytes), lineOffset: line.offset)
-        added = true
+        readerAdded = true
         return true
       })
+    if readerAdded { file.end = summary.endOffset }
+    added = added || readerAdded
     if added {
-      file.end = summary.endOffset
       // The hash covers min(end, 4096) bytes: it changes while the log is that short.
       file.firstBytesHash = try firstBytesHash()
     }
@@ -180,8 +188,46 @@ public final class LogTree {
     file.size += 1
     file.lastLeafHash = leafHash
     guard partialTile.count == Int(TreeFile.tileWidth) else { return }
-    var hash = MerkleTree.perfectHash(partialTile[...])
+    let hash = MerkleTree.perfectHash(partialTile[...])
     partialTile.removeAll(keepingCapacity: true)
+    addTile(hash)
+  }
+
+  /// Adds the lines of `run`, which starts where the tree ends: whole tiles hashed straight
+  /// from the run's flat buffer, single leaves where a tile is partial.
+  private func add(_ run: LeafRun) {
+    let width = Int(TreeFile.tileWidth)
+    let hashByteCount = MerkleTree.hashByteCount
+    var tileStarts = run.tileStarts.makeIterator()
+    run.hashes.withUnsafeBytes { hashes in
+      var index = 0
+      let count = Int(run.count)
+      while index < count {
+        let startsTile = file.size % TreeFile.tileWidth == 0
+        let lineOffset = startsTile ? tileStarts.next() ?? -1 : -1
+        if startsTile && count - index >= width {
+          file.tileOffsets.append(lineOffset)
+          file.size += TreeFile.tileWidth
+          addTile(
+            MerkleTree.perfectHash(
+              flat: UnsafeRawBufferPointer(
+                rebasing: hashes[index * hashByteCount..<(index + width) * hashByteCount])))
+          index += width
+        } else {
+          append(
+            leafHash: Array(hashes[index * hashByteCount..<(index + 1) * hashByteCount]),
+            lineOffset: lineOffset)
+          index += 1
+        }
+      }
+      file.lastLeafHash = Array(hashes[(count - 1) * hashByteCount..<count * hashByteCount])
+    }
+    file.end = run.endOffset
+  }
+
+  /// Adds the hash of a tile just completed, and of each 256 hashes of a level it completes.
+  private func addTile(_ tileHash: [UInt8]) {
+    var hash = tileHash
     var level = 0
     while true {
       if file.levels.count == level { file.levels.append([]) }

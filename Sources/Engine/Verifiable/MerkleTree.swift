@@ -22,10 +22,7 @@ public enum MerkleTree {
 
   /// The leaf hash of one line (without its `\n`): SHA-256(0x00 ‖ line).
   public static func leafHash(_ line: UnsafeRawBufferPointer) -> [UInt8] {
-    var hasher = SHA256()
-    hasher.update(CollectionOfOne(UInt8(0)))
-    hasher.update(line)
-    return hasher.finalize()
+    SHA256.hash(prefix: 0, line)
   }
 
   /// The leaf hash of one line (without its `\n`): SHA-256(0x00 ‖ line).
@@ -35,11 +32,7 @@ public enum MerkleTree {
 
   /// The hash of an inner node: SHA-256(0x01 ‖ left ‖ right).
   public static func nodeHash(_ left: [UInt8], _ right: [UInt8]) -> [UInt8] {
-    var hasher = SHA256()
-    hasher.update(CollectionOfOne(UInt8(1)))
-    hasher.update(left)
-    hasher.update(right)
-    return hasher.finalize()
+    (left + right).withUnsafeBytes { SHA256.hash(prefix: 1, $0) }
   }
 
   /// The largest power of two strictly below `count` (`count` ≥ 2): where RFC 9162 splits.
@@ -121,12 +114,39 @@ extension MerkleTree {
   /// The hash of the perfect subtree over `hashes` (a power of two of them, each the hash of
   /// an equal subtree, in order): pairs combined level by level.
   static func perfectHash(_ hashes: ArraySlice<[UInt8]>) -> [UInt8] {
-    precondition(!hashes.isEmpty && hashes.count & (hashes.count - 1) == 0, "a power of two")
-    var level = Array(hashes)
-    while level.count > 1 {
-      level = stride(from: 0, to: level.count, by: 2).map { nodeHash(level[$0], level[$0 + 1]) }
+    let flat = hashes.flatMap { $0 }
+    return flat.withUnsafeBytes { perfectHash(flat: $0) }
+  }
+
+  /// `perfectHash` of hashes laid side by side, 32 bytes each: each level's node hashes are
+  /// written over the level below, in one buffer.
+  static func perfectHash(flat hashes: UnsafeRawBufferPointer) -> [UInt8] {
+    let count = hashes.count / hashByteCount
+    precondition(
+      count > 0 && count & (count - 1) == 0 && hashes.count == count * hashByteCount,
+      "a power of two of 32-byte hashes")
+    guard count > 1 else { return Array(hashes) }
+    var width = count / 2
+    var level = [UInt8](repeating: 0, count: width * hashByteCount)
+    level.withUnsafeMutableBytes { output in
+      let base = output.baseAddress.unsafelyUnwrapped
+      for index in 0..<width {
+        SHA256.hash(
+          prefix: 1, UnsafeRawBufferPointer(rebasing: hashes[index * 64..<index * 64 + 64]),
+          into: base + index * hashByteCount)
+      }
+      // Node `index` of the next level lands on bytes `32 * index`, which node `index` of this
+      // level has already read (the digest is written once its input is consumed).
+      while width > 1 {
+        width /= 2
+        for index in 0..<width {
+          SHA256.hash(
+            prefix: 1, UnsafeRawBufferPointer(start: base + index * 64, count: 64),
+            into: base + index * hashByteCount)
+        }
+      }
     }
-    return level[0]
+    return Array(level[0..<hashByteCount])
   }
 
   /// The root of the tree whose leaf hashes are `leafHashes`, all held in memory.

@@ -1,4 +1,6 @@
-/// SHA-256 as specified in FIPS 180-4, in portable Swift.
+internal import CCRC32C
+
+/// SHA-256 as specified in FIPS 180-4.
 ///
 /// Feed bytes with `update(_:)` in pieces of any size, then read the digest with `finalize()`.
 /// The result does not depend on how the message was split:
@@ -13,9 +15,11 @@
 /// The hasher holds no heap storage: copying it forks the computation, and `finalize()` works on
 /// a copy, so it may be called at any point (for a running digest) and updating may go on after.
 ///
-/// - Note: the log's `digest` command hashes whole logs with this type, so the compression loop
-///   works on raw pointers, keeps the eight working variables in registers and the message
-///   schedule in a 16-word ring, and allocates nothing (about 400 MB/s on one x86-64 core).
+/// - Note: buffering, padding and the midstate are Swift; the compression function runs in the
+///   package's small C target, with the CPU's SHA-256 instructions where it has them (the SHA
+///   extensions of x86-64, the Armv8 SHA2 extension of arm64) and portable C otherwise. Which
+///   one runs is decided once, at first use, and reported by ``implementation``; all give the
+///   same digests.
 public struct SHA256: Sendable {
   /// The digest's length in bytes.
   public static let digestByteCount = 32
@@ -30,9 +34,54 @@ public struct SHA256: Sendable {
   private var pendingCount: Int
   /// The message length so far, in bytes; FIPS 180-4 limits messages to 2^64 - 1 bits.
   private var messageByteCount: UInt64
+  /// The compression code this hasher runs: `SHA256.implementation`, or the portable code when
+  /// a test compares the two.
+  private let compression: Implementation
+
+  /// The code that computes the compression function on this machine.
+  public enum Implementation: Sendable, Equatable, CustomStringConvertible {
+    /// The SHA extensions of x86-64 (`sha256rnds2`, `sha256msg1`, `sha256msg2`).
+    case x86SHA
+    /// The SHA2 instructions of the Armv8 cryptographic extension (`sha256h`, `sha256su0`...).
+    case arm64SHA2
+    /// Portable C, for CPUs without the instructions.
+    case portable
+
+    /// A short name for reports, e.g. `"x86-64 SHA extensions"`.
+    public var description: String {
+      switch self {
+      case .x86SHA: "x86-64 SHA extensions"
+      case .arm64SHA2: "arm64 SHA2"
+      case .portable: "portable C"
+      }
+    }
+  }
+
+  /// The implementation every hasher uses, detected once from the CPU at first use.
+  public static let implementation: Implementation = {
+    switch sha256_hardware_kind() {
+    case SHA256_HARDWARE_X86_SHA: .x86SHA
+    case SHA256_HARDWARE_ARMV8: .arm64SHA2
+    default: .portable
+    }
+  }()
 
   /// Creates a hasher for an empty message.
   public init() {
+    self.init(running: Self.implementation)
+  }
+
+  /// Creates a hasher that runs `implementation`'s compression code: `.portable` anywhere, the
+  /// others only where `SHA256.implementation` is that one (elsewhere the CPU traps on them).
+  init(implementation: Implementation) {
+    precondition(
+      implementation == .portable || implementation == Self.implementation,
+      "this CPU has no \(implementation) instructions")
+    self.init(running: implementation)
+  }
+
+  private init(running implementation: Implementation) {
+    compression = implementation
     // FIPS 180-4 §5.3.3: the first 32 bits of the fractional parts of the square roots of the
     // first eight primes.
     state = (
@@ -68,7 +117,7 @@ public struct SHA256: Sendable {
 
     let blockCount = remaining / Self.blockByteCount
     if blockCount > 0 {
-      Self.compress(&state, blocks: input, count: blockCount)
+      Self.compress(&state, blocks: input, count: blockCount, implementation: compression)
       input += blockCount * Self.blockByteCount
       remaining -= blockCount * Self.blockByteCount
     }
@@ -152,8 +201,13 @@ public struct SHA256: Sendable {
 
   /// Resumes a hasher from its `midstate`; `nil` when `bytes` is not a valid one.
   public init?(midstate bytes: [UInt8]) {
+    self.init(midstate: bytes, implementation: Self.implementation)
+  }
+
+  /// Resumes a hasher from its `midstate`, running `implementation`'s compression code.
+  init?(midstate bytes: [UInt8], implementation: Implementation) {
     guard bytes.count == Self.midstateByteCount else { return nil }
-    self.init()
+    self.init(implementation: implementation)
     func word64(_ offset: Int) -> UInt64 {
       var value: UInt64 = 0
       for index in (0..<8).reversed() { value = value << 8 | UInt64(bytes[offset + index]) }
@@ -249,7 +303,8 @@ public struct SHA256: Sendable {
 
   private mutating func compressPending() {
     withUnsafeBytes(of: pending) { block in
-      Self.compress(&state, blocks: block.baseAddress.unsafelyUnwrapped, count: 1)
+      Self.compress(
+        &state, blocks: block.baseAddress.unsafelyUnwrapped, count: 1, implementation: compression)
     }
     pendingCount = 0
   }
@@ -272,143 +327,20 @@ public struct SHA256: Sendable {
     compressPending()
   }
 
-  /// Runs the compression function over `count` consecutive 64-byte blocks (FIPS 180-4 §6.2.2).
-  ///
-  /// The 64 rounds are written out, each with its constant K(t) (FIPS 180-4 §4.2.2: the first
-  /// 32 bits of the fractional parts of the cube roots of the first 64 primes) as an immediate:
-  /// with no table pointer or round counter live, the working variables spill less.
+  /// Runs the compression function over `count` consecutive 64-byte blocks (FIPS 180-4 §6.2.2),
+  /// with the CPU's SHA-256 instructions when `implementation` has them.
   private static func compress(
     _ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
-    blocks: UnsafeRawPointer, count: Int
+    blocks: UnsafeRawPointer, count: Int, implementation: Implementation
   ) {
-    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { window in
-      let w = window.baseAddress.unsafelyUnwrapped
-      var block = blocks
-      for _ in 0..<count {
-        var (a, b, c, d, e, f, g, h) = state
-        // b ^ c for the majority function: each round's a ^ b is the next round's b ^ c.
-        var bXorC = b ^ c
-        for t in 0..<16 {
-          w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: t * 4, as: UInt32.self))
-        }
-        // Rounds 0-15 use the message words as they are; rounds 16-63 extend the schedule in a
-        // 16-word ring, W(t) replacing W(t - 16).
-        round(a, b, c, &d, e, f, g, &h, &bXorC, 0x428A_2F98 &+ w[0])
-        round(h, a, b, &c, d, e, f, &g, &bXorC, 0x7137_4491 &+ w[1])
-        round(g, h, a, &b, c, d, e, &f, &bXorC, 0xB5C0_FBCF &+ w[2])
-        round(f, g, h, &a, b, c, d, &e, &bXorC, 0xE9B5_DBA5 &+ w[3])
-        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x3956_C25B &+ w[4])
-        round(d, e, f, &g, h, a, b, &c, &bXorC, 0x59F1_11F1 &+ w[5])
-        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x923F_82A4 &+ w[6])
-        round(b, c, d, &e, f, g, h, &a, &bXorC, 0xAB1C_5ED5 &+ w[7])
-        round(a, b, c, &d, e, f, g, &h, &bXorC, 0xD807_AA98 &+ w[8])
-        round(h, a, b, &c, d, e, f, &g, &bXorC, 0x1283_5B01 &+ w[9])
-        round(g, h, a, &b, c, d, e, &f, &bXorC, 0x2431_85BE &+ w[10])
-        round(f, g, h, &a, b, c, d, &e, &bXorC, 0x550C_7DC3 &+ w[11])
-        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x72BE_5D74 &+ w[12])
-        round(d, e, f, &g, h, a, b, &c, &bXorC, 0x80DE_B1FE &+ w[13])
-        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x9BDC_06A7 &+ w[14])
-        round(b, c, d, &e, f, g, h, &a, &bXorC, 0xC19B_F174 &+ w[15])
-        round(a, b, c, &d, e, f, g, &h, &bXorC, 0xE49B_69C1 &+ extend(w, 0))
-        round(h, a, b, &c, d, e, f, &g, &bXorC, 0xEFBE_4786 &+ extend(w, 1))
-        round(g, h, a, &b, c, d, e, &f, &bXorC, 0x0FC1_9DC6 &+ extend(w, 2))
-        round(f, g, h, &a, b, c, d, &e, &bXorC, 0x240C_A1CC &+ extend(w, 3))
-        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x2DE9_2C6F &+ extend(w, 4))
-        round(d, e, f, &g, h, a, b, &c, &bXorC, 0x4A74_84AA &+ extend(w, 5))
-        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x5CB0_A9DC &+ extend(w, 6))
-        round(b, c, d, &e, f, g, h, &a, &bXorC, 0x76F9_88DA &+ extend(w, 7))
-        round(a, b, c, &d, e, f, g, &h, &bXorC, 0x983E_5152 &+ extend(w, 8))
-        round(h, a, b, &c, d, e, f, &g, &bXorC, 0xA831_C66D &+ extend(w, 9))
-        round(g, h, a, &b, c, d, e, &f, &bXorC, 0xB003_27C8 &+ extend(w, 10))
-        round(f, g, h, &a, b, c, d, &e, &bXorC, 0xBF59_7FC7 &+ extend(w, 11))
-        round(e, f, g, &h, a, b, c, &d, &bXorC, 0xC6E0_0BF3 &+ extend(w, 12))
-        round(d, e, f, &g, h, a, b, &c, &bXorC, 0xD5A7_9147 &+ extend(w, 13))
-        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x06CA_6351 &+ extend(w, 14))
-        round(b, c, d, &e, f, g, h, &a, &bXorC, 0x1429_2967 &+ extend(w, 15))
-        round(a, b, c, &d, e, f, g, &h, &bXorC, 0x27B7_0A85 &+ extend(w, 0))
-        round(h, a, b, &c, d, e, f, &g, &bXorC, 0x2E1B_2138 &+ extend(w, 1))
-        round(g, h, a, &b, c, d, e, &f, &bXorC, 0x4D2C_6DFC &+ extend(w, 2))
-        round(f, g, h, &a, b, c, d, &e, &bXorC, 0x5338_0D13 &+ extend(w, 3))
-        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x650A_7354 &+ extend(w, 4))
-        round(d, e, f, &g, h, a, b, &c, &bXorC, 0x766A_0ABB &+ extend(w, 5))
-        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x81C2_C92E &+ extend(w, 6))
-        round(b, c, d, &e, f, g, h, &a, &bXorC, 0x9272_2C85 &+ extend(w, 7))
-        round(a, b, c, &d, e, f, g, &h, &bXorC, 0xA2BF_E8A1 &+ extend(w, 8))
-        round(h, a, b, &c, d, e, f, &g, &bXorC, 0xA81A_664B &+ extend(w, 9))
-        round(g, h, a, &b, c, d, e, &f, &bXorC, 0xC24B_8B70 &+ extend(w, 10))
-        round(f, g, h, &a, b, c, d, &e, &bXorC, 0xC76C_51A3 &+ extend(w, 11))
-        round(e, f, g, &h, a, b, c, &d, &bXorC, 0xD192_E819 &+ extend(w, 12))
-        round(d, e, f, &g, h, a, b, &c, &bXorC, 0xD699_0624 &+ extend(w, 13))
-        round(c, d, e, &f, g, h, a, &b, &bXorC, 0xF40E_3585 &+ extend(w, 14))
-        round(b, c, d, &e, f, g, h, &a, &bXorC, 0x106A_A070 &+ extend(w, 15))
-        round(a, b, c, &d, e, f, g, &h, &bXorC, 0x19A4_C116 &+ extend(w, 0))
-        round(h, a, b, &c, d, e, f, &g, &bXorC, 0x1E37_6C08 &+ extend(w, 1))
-        round(g, h, a, &b, c, d, e, &f, &bXorC, 0x2748_774C &+ extend(w, 2))
-        round(f, g, h, &a, b, c, d, &e, &bXorC, 0x34B0_BCB5 &+ extend(w, 3))
-        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x391C_0CB3 &+ extend(w, 4))
-        round(d, e, f, &g, h, a, b, &c, &bXorC, 0x4ED8_AA4A &+ extend(w, 5))
-        round(c, d, e, &f, g, h, a, &b, &bXorC, 0x5B9C_CA4F &+ extend(w, 6))
-        round(b, c, d, &e, f, g, h, &a, &bXorC, 0x682E_6FF3 &+ extend(w, 7))
-        round(a, b, c, &d, e, f, g, &h, &bXorC, 0x748F_82EE &+ extend(w, 8))
-        round(h, a, b, &c, d, e, f, &g, &bXorC, 0x78A5_636F &+ extend(w, 9))
-        round(g, h, a, &b, c, d, e, &f, &bXorC, 0x84C8_7814 &+ extend(w, 10))
-        round(f, g, h, &a, b, c, d, &e, &bXorC, 0x8CC7_0208 &+ extend(w, 11))
-        round(e, f, g, &h, a, b, c, &d, &bXorC, 0x90BE_FFFA &+ extend(w, 12))
-        round(d, e, f, &g, h, a, b, &c, &bXorC, 0xA450_6CEB &+ extend(w, 13))
-        round(c, d, e, &f, g, h, a, &b, &bXorC, 0xBEF9_A3F7 &+ extend(w, 14))
-        round(b, c, d, &e, f, g, h, &a, &bXorC, 0xC671_78F2 &+ extend(w, 15))
-        state.0 &+= a
-        state.1 &+= b
-        state.2 &+= c
-        state.3 &+= d
-        state.4 &+= e
-        state.5 &+= f
-        state.6 &+= g
-        state.7 &+= h
-        block += blockByteCount
+    withUnsafeMutableBytes(of: &state) { raw in
+      // A tuple of eight `UInt32`s is laid out as eight consecutive words: H0...H7.
+      let words = raw.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt32.self)
+      if implementation == .portable {
+        sha256_compress_portable(words, blocks, count)
+      } else {
+        sha256_compress_hardware(words, blocks, count)
       }
     }
-  }
-
-  /// The next schedule word W(t) (FIPS 180-4 §6.2.2 step 1), stored over W(t - 16) at index
-  /// `t mod 16` of the 16-word ring `w`.
-  @inline(__always)
-  private static func extend(_ w: UnsafeMutablePointer<UInt32>, _ index: Int) -> UInt32 {
-    let w15 = w[(index + 1) & 15]
-    let w2 = w[(index + 14) & 15]
-    // Rotations nested (ror(x ^ ror(x, 11), 7) is ror(x, 7) ^ ror(x, 18)): x86-64's rotate
-    // overwrites its operand, so each separate rotation of `x` first needed a copy of it.
-    let sigma0 = rotateRight(w15 ^ rotateRight(w15, 11), 7) ^ (w15 &>> 3)
-    let sigma1 = rotateRight(w2 ^ rotateRight(w2, 2), 17) ^ (w2 &>> 10)
-    let word = sigma1 &+ w[(index + 9) & 15] &+ sigma0 &+ w[index]
-    w[index] = word
-    return word
-  }
-
-  /// One round (FIPS 180-4 §6.2.2 step 3): `d` becomes the new `e`, `h` the new `a`.
-  /// `scheduledWord` is K(t) + W(t). `c` is listed to keep the variables' roles readable but is
-  /// read through `bXorC`: Maj(a, b, c) = b ^ ((a ^ b) & (b ^ c)), and this round's a ^ b is the
-  /// next round's b ^ c, so it is handed on instead of recomputed.
-  @inline(__always)
-  private static func round(
-    _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32,
-    _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32, _ bXorC: inout UInt32,
-    _ scheduledWord: UInt32
-  ) {
-    // Σ1 and Σ0 with nested rotations, as in `extend`: one copy of `e` (of `a`), not three.
-    let bigSigma1 = rotateRight(rotateRight(rotateRight(e, 14) ^ e, 5) ^ e, 6)
-    let choose = g ^ (e & (f ^ g))
-    let temporary1 = h &+ bigSigma1 &+ choose &+ scheduledWord
-    let bigSigma0 = rotateRight(rotateRight(rotateRight(a, 9) ^ a, 11) ^ a, 2)
-    let aXorB = a ^ b
-    let majority = b ^ (aXorB & bXorC)
-    bXorC = aXorB
-    d &+= temporary1
-    h = temporary1 &+ bigSigma0 &+ majority
-  }
-
-  @inline(__always)
-  private static func rotateRight(_ value: UInt32, _ count: UInt32) -> UInt32 {
-    (value &>> count) | (value &<< (32 &- count))
   }
 }

@@ -17,6 +17,7 @@ enum LogCommand {
       CommonOptions.log,
       from, to, stream, category, type, limit, follow,
       CommonOptions.json.withHelp("Print the stored lines (JSON envelopes) instead of a table."),
+      leafHashes,
     ],
     run: run)
 
@@ -43,6 +44,11 @@ enum LogCommand {
     names: ["--limit"], valueName: "n", help: "At most this many events.",
     expecting: "expected a whole number ≥ 0"
   ) { Int($0).flatMap { $0 >= 0 ? $0 : nil } }
+  static let leafHashes = Flag(
+    ["--leaf-hashes"],
+    help:
+      #"With --json: each line as {"leafHash":"<hex>","event":<the line as stored>}, its RFC 9162 leaf hash beside it."#
+  )
   static let follow = Flag(
     ["-f", "--follow"],
     help:
@@ -69,6 +75,10 @@ enum LogCommand {
     }
     if let type = invocation[type] { filter.types = [type] }
     let json = invocation[CommonOptions.json]
+    let leafHashes = invocation[LogCommand.leafHashes]
+    if leafHashes && !json {
+      throw UsageError("'--leaf-hashes' goes with '--json': the table has no room for them")
+    }
     let follow = invocation[LogCommand.follow]
     var table = StreamingTextTable([
       .init(title: "SEQ", alignment: .right), .init(title: "TIME"),
@@ -80,7 +90,13 @@ enum LogCommand {
     var shown = 0
     if limit == 0 { return .success }
     func show(_ line: EventLine) -> Bool {
-      if json {
+      if leafHashes {
+        // The line stays byte for byte as stored (its leaf hash and crc are over those bytes).
+        var output = Array(#"{"leafHash":""#.utf8)
+        SHA256.appendHex(MerkleTree.leafHash(line.bytes), to: &output)
+        output += Array(#"","event":"#.utf8) + Array(line.bytes) + Array("}\n".utf8)
+        invocation.terminal.write(bytes: output)
+      } else if json {
         invocation.terminal.write(bytes: Array(line.bytes) + [0x0A])
       } else {
         let metadata = line.metadata()

@@ -21,6 +21,7 @@ enum VerifyCommand {
       CheckCommand.note.withHelp(
         "Instead: check the log against a signed tree head ('replay head --sign')."),
       CheckCommand.key.withHelp("The key the --note must be signed with (or a file holding it)."),
+      rehash,
       CommonOptions.json,
     ],
     run: run)
@@ -31,9 +32,16 @@ enum VerifyCommand {
     expecting: "expected <seq>:<64 hex digits>, as 'replay digest' prints"
   ) { LogDigest.parse($0) }
 
+  static let rehash = Flag(
+    ["--rehash"],
+    help: "With --note: rebuild the tree from every line, not from the <log>.tree cache.")
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     if invocation[CheckCommand.note] != nil || invocation[CheckCommand.key] != nil {
       return try verifyNote(invocation)
+    }
+    guard !invocation[rehash] else {
+      throw UsageError("'--rehash' rebuilds the tree for '--note': give '--note' and '--key'")
     }
     let expectedDigest = try invocation[digest]
     var verifier = LogVerifier(path: invocation.logPath, expectedDigest: expectedDigest)
@@ -118,9 +126,15 @@ enum VerifyCommand {
 }
 
 extension VerifyCommand {
-  /// `verify --note <file> --key <key>`: the note's signature, then the log's tree at the
-  /// note's size, rebuilt from every line (each line checked as any read checks it), against
-  /// the note's root.
+  /// `verify --note <file> --key <key> [--rehash]`: the note's signature, then the log's tree
+  /// at the note's size against the note's root.
+  ///
+  /// The tree comes from the `<log>.tree` cache, caught up with the lines appended since it
+  /// was saved: O(log n) hashes once the cache exists. The cache is bound to its log (the
+  /// file's identity, its first bytes, the last line it covers, reread), so a cut, a rewrite
+  /// or another log's cache rebuilds it; a line changed in place inside what it covers, with
+  /// its checksum recomputed, is found only by `--rehash`, which rebuilds the tree from every
+  /// line (each checked as any read checks it) and trusts no cache.
   static func verifyNote(_ invocation: ParsedInvocation) throws -> ExitCode {
     guard let note = invocation[CheckCommand.note], let key = invocation[CheckCommand.key] else {
       throw UsageError("'--note <file>' and '--key <verifier key>' go together: give both")
@@ -131,7 +145,7 @@ extension VerifyCommand {
     }
     let verifier = try CheckCommand.readVerifier(key)
     let head = try CheckCommand.openNote(note, verifier: verifier)
-    let tree = try LogTree.open(invocation.logReader, usingSidecar: false)
+    let tree = try LogTree.open(invocation.logReader, usingSidecar: !invocation[rehash])
     guard tree.size >= head.size else {
       throw TreeError.mismatch(
         problem: "the log has \(tree.size) events, fewer than the \(head.size) the note signs: "

@@ -21,7 +21,7 @@ import Testing
         number and exits 74. It never repairs anything ('replay repair' does). On a
         terminal, standard error shows the progress of a long check.
 
-        USAGE: replay verify [--log <path>] [--digest <seq:sha256>] [--note <file>] [--key <verifier-key>] [--json]
+        USAGE: replay verify [--log <path>] [--digest <seq:sha256>] [--note <file>] [--key <verifier-key>] [--rehash] [--json]
 
         OPTIONS:
           --log <path>            The event log file. (default: $REPLAY_LOG, else
@@ -32,6 +32,8 @@ import Testing
                                   ('replay head --sign').
           --key <verifier-key>    The key the --note must be signed with (or a file
                                   holding it).
+          --rehash                With --note: rebuild the tree from every line, not
+                                  from the <log>.tree cache.
           --json                  Print JSON instead of a table.
           --version               Show the version.
           -h, --help              Show help information.
@@ -74,7 +76,7 @@ import Testing
       result.error == """
         Error: Missing value for '--from <seq|time>'
         Help:  --from <seq|time>  The first seq to list, or the first time (ISO 8601) to list from.
-        Usage: replay log [--log <path>] [--from <seq|time>] [--to <seq>] [--stream <stream>] [--category <category>] [--type <type>] [--limit <n>] [--follow] [--json]
+        Usage: replay log [--log <path>] [--from <seq|time>] [--to <seq>] [--stream <stream>] [--category <category>] [--type <type>] [--limit <n>] [--follow] [--json] [--leaf-hashes]
           See 'replay log --help' for more information.
 
         """)

@@ -1,3 +1,5 @@
+import Engine
+import Events
 import Foundation
 import Testing
 
@@ -93,6 +95,59 @@ import Testing
         ["verify", "--log", signed.log, "--note", signed.note, "--key", signed.verifier])
       #expect(result.status == 74)
       #expect(result.error.contains("sample.jsonl:42: checksum mismatch"), "\(result.error)")
+    }
+  }
+
+  /// `verify --note` reads the tree from `<log>.tree`, bound to the log by its identity, first
+  /// bytes and last covered tile; a line changed in place in an earlier tile, its checksum
+  /// recomputed, is beyond that binding, and `--rehash` (every line hashed again) finds it
+  /// wherever it is.
+  @Test func rehashFindsALineChangedInPlaceThatTheCacheCovers() throws {
+    try withTemporaryDirectory { directory in
+      let signed = try Self.signed(in: directory)
+      #expect(FileManager.default.fileExists(atPath: signed.log + ".tree"))
+      var bytes = fileBytes(signed.log)
+      // Line 60's first letter of its reason, case toggled, and its crc fixed: same length.
+      let starts = [0] + bytes.indices.filter { bytes[$0] == 0x0A }.map { $0 + 1 }
+      let (start, end) = (starts[59], starts[60] - 1)
+      let marker = Array(#""reason":""#.utf8)
+      let at =
+        try #require(
+          (start..<end).first { Array(bytes[$0..<$0 + marker.count]) == marker }) + marker.count
+      bytes[at] ^= 0x20
+      let crc = String(CRC32C.checksum(of: bytes[start..<end - 18]), radix: 16)
+      let digits = Array((String(repeating: "0", count: 8 - crc.count) + crc).utf8)
+      bytes.replaceSubrange(end - 10..<end - 2, with: digits)
+      let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: signed.log))
+      try handle.write(contentsOf: bytes)
+      try handle.close()
+      let arguments = [
+        "verify", "--log", signed.log, "--note", signed.note, "--key", signed.verifier,
+      ]
+      let rehashed = try ReplayProcess.run(arguments + ["--rehash"])
+      #expect(rehashed.status == 74)
+      #expect(rehashed.error.contains("the log's first 147 events have root"), "\(rehashed.error)")
+      let misplaced = try ReplayProcess.run(["verify", "--log", signed.log, "--rehash"])
+      #expect(misplaced.status == 64, "\(misplaced.error)")
+    }
+  }
+
+  @Test func logLeafHashesWrapsEachStoredLineWithItsLeafHash() throws {
+    try withTemporaryDirectory { directory in
+      let signed = try Self.signed(in: directory)
+      let result = try ReplayProcess.run(
+        ["log", "--log", signed.log, "--json", "--leaf-hashes", "--from", "40", "--to", "42"])
+      #expect(result.status == 0, "\(result.error)")
+      let stored = Self.lines(signed.log)[39...41]
+      let expected = stored.map { line in
+        let hash = SHA256.hex(MerkleTree.leafHash(Array(line.utf8)))
+        return #"{"leafHash":"\#(hash)","event":\#(line)}"#
+      }
+      #expect(result.output == expected.joined(separator: "\n") + "\n")
+      let prove = try ReplayProcess.run(["prove", "41", "--log", signed.log, "--json"])
+      #expect(prove.output.contains(SHA256.hex(MerkleTree.leafHash(Array(stored[40].utf8)))))
+      let table = try ReplayProcess.run(["log", "--log", signed.log, "--leaf-hashes"])
+      #expect(table.status == 64, "\(table.error)")
     }
   }
 
