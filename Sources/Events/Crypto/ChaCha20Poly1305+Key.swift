@@ -31,7 +31,7 @@ extension ChaCha20Poly1305 {
 
     /// A key from its 32 bytes in memory; what the generic initialiser reads through.
     /// - Throws: ``CryptoError/invalidLength(what:expected:found:)`` unless there are 32 bytes.
-    public init(rawBytes bytes: UnsafeRawBufferPointer) throws(CryptoError) {
+    package init(rawBytes bytes: UnsafeRawBufferPointer) throws(CryptoError) {
       guard bytes.count == Self.byteCount else {
         throw .invalidLength(what: "key", expected: "32 bytes", found: bytes.count)
       }
