@@ -199,7 +199,7 @@ public struct JSONWriter: Sendable {
   /// that does not (`escapeSequence`), in order. The writers' one loop: each says only where
   /// the bytes go (`appendEscaped` into an array, the log's line encoder into a buffer).
   @inlinable @inline(__always)
-  public static func forEachEscapedPiece(
+  package static func forEachEscapedPiece(
     of utf8: UnsafeRawBufferPointer, run: (UnsafeRawBufferPointer) -> Void,
     escape: ((bytes: UInt64, count: Int)) -> Void
   ) {
