@@ -1,4 +1,4 @@
-import Events
+@_spi(Fuzzing) import Events
 import FuzzSupport
 
 /// JSON: the strict parser (`JSONValue.parse`, which reads `--data`, events files and import
@@ -15,7 +15,7 @@ public func fuzzJSON(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   } catch {
     return 0
   }
-  var cursor = JSONCursor(base: start, count: count)
+  var cursor = JSONCursor(unsafeBytes: UnsafeRawBufferPointer(input))
   do {
     try cursor.skipValue()
     try cursor.expectEnd()

@@ -1,10 +1,9 @@
-import Events
+@_spi(Fuzzing) import Engine
+@_spi(Fuzzing) import Events
 import FuzzSupport
 
-@testable import Engine
-
-/// The log line decoder (`LogLineCodec.decode`, envelope and checksum), the entry point every
-/// reader uses for each line.
+/// The log line decoder (`LogLineCodec.decode`, envelope and checksum, reached through
+/// `FuzzingLineCodec`), the entry point every reader uses for each line.
 ///
 /// Input: one line. A trailing `,"crc":"…"}` is replaced by the correct checksum of what
 /// precedes it, so mutations reach the envelope instead of dying at the checksum.
@@ -16,16 +15,17 @@ import FuzzSupport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLine(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   var body = Array(UnsafeBufferPointer(start: start, count: count))
-  if body.count >= LogLineCodec.suffixLength,
-    body[(body.count - LogLineCodec.suffixLength)...].starts(with: Array(",\"crc\":\"".utf8))
+  if body.count >= FuzzingLineCodec.checksumSuffixLength,
+    body[(body.count - FuzzingLineCodec.checksumSuffixLength)...].starts(
+      with: Array(",\"crc\":\"".utf8))
   {
-    body.removeLast(LogLineCodec.suffixLength)
+    body.removeLast(FuzzingLineCodec.checksumSuffixLength)
   }
   guard !body.contains(0x0A) else { return 0 }
   guard let event = decode(withChecksum(body)) else { return 0 }
   // FORMAT.md: `data` is an object. The checksum keeps damage out, but not a line made by hand.
   let dataIsObject = event.data.withUnsafeBytes { data in
-    var cursor = JSONCursor(data)
+    var cursor = JSONCursor(unsafeBytes: data)
     return event.data.first == 0x7B && (try? cursor.skipValue()) != nil
       && (try? cursor.expectEnd()) != nil
   }
@@ -39,13 +39,7 @@ public func fuzzLine(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
   }
   _ = try? EventVocabulary.decode(event)
 
-  var written: [UInt8] = []
-  event.data.withUnsafeBytes { data in
-    LogLineCodec.encode(
-      sequence: event.sequence, id: event.id, stream: event.stream, version: event.version,
-      type: event.type, schemaVersion: event.schemaVersion, timestamp: event.timestamp,
-      batch: event.batch, metadata: event.metadata, data: data, into: &written)
-  }
+  var written = FuzzingLineCodec.encode(event)
   written.removeLast()
   let rewritten = decode(written)
   fuzzCheck(
@@ -72,9 +66,9 @@ public func fuzzLine(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 /// `body` (a line up to its checksum member) completed with `,"crc":"…"}`.
 private func withChecksum(_ body: [UInt8]) -> [UInt8] {
   var line = body
-  let crc = body.withUnsafeBytes { CRC32C.checksum($0) }
+  let crc = CRC32C.checksum(of: body)
   line.append(contentsOf: ",\"crc\":\"".utf8)
-  LogLineCodec.appendHex(crc, to: &line)
+  FuzzingLineCodec.appendHex(crc, to: &line)
   line.append(contentsOf: "\"}".utf8)
   return line
 }
@@ -88,9 +82,5 @@ private func compactPayload(_ event: RecordedEvent) -> RecordedEvent {
 
 /// The event on `line`, or `nil` when the decoder rejects it.
 private func decode(_ line: [UInt8]) -> RecordedEvent? {
-  line.withUnsafeBufferPointer { buffer in
-    guard let base = buffer.baseAddress else { return nil }
-    return try? LogLineCodec.decode(base, length: buffer.count, lineNumber: 1, offset: 0)
-      .recordedEvent()
-  }
+  try? FuzzingLineCodec.decode(line).get()
 }

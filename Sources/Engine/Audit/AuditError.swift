@@ -1,5 +1,5 @@
 /// Why an audit could not name the entity it was asked about.
-public enum AuditError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum AuditError: Error, Sendable, Equatable, CustomStringConvertible {
   /// No stream matches `input`, as a stream name or as an id under any category. `tried` lists
   /// the streams looked for; `suggestion` is a stream with a similar name, if one was found.
   case noSuchEntity(input: String, path: String, tried: [String], suggestion: String?)

@@ -10,7 +10,7 @@ import Projections
 /// the list that changed, after the common beginning and end are taken off:
 /// `zipCodes: added 90003`, `zipCodes: removed 99501`, `zipCodes: 90001 → 90011`. A state's
 /// list can hold thousands of zip codes, and a history shows one change per zip code event.
-public enum ChangeText {
+package enum ChangeText {
   /// The fields of each model that hold a list joined by `listSeparator`.
   public static let listFields: [String: Set<String>] = [ZipCodeList.name: ["zipCodes"]]
 

@@ -7,7 +7,7 @@ import Projections
 /// Built by `LogReader.history(of:)`: the stream's events are folded, alone, into fresh read
 /// models, and the model's entry for the entity (`ReadModel.entry(forID:)`) is compared before
 /// and after each event, field by field.
-public struct EntityHistory: Sendable, Equatable {
+package struct EntityHistory: Sendable, Equatable {
   /// The stream, its read model and the entity's id in it.
   public var stream: EntityStream
   /// The stream's events, oldest first.

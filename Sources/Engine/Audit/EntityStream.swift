@@ -4,7 +4,7 @@ import Projections
 /// A stream of one of the five domains, with the read model that shows its entity and the
 /// entity's id in that model: the stream name minus its category prefix (`contact-13` → `13`,
 /// `animal-zoo-3` → `zoo-3`, `state-New York` → `New York`).
-public struct EntityStream: Sendable, Equatable, Hashable {
+package struct EntityStream: Sendable, Equatable, Hashable {
   /// The stream's name.
   public var name: String
   /// The stream's category.

@@ -19,7 +19,7 @@ extension LogReader {
   ///   missing or corrupt log, or an event that cannot be decoded.
   /// - Complexity: one pass over the log, hashing each line's stream bytes against at most
   ///   six candidate names; then O(e) entry comparisons for the e events of the stream.
-  public func history(of nameOrID: String) throws -> EntityHistory {
+  package func history(of nameOrID: String) throws -> EntityHistory {
     var candidates: [EntityStream] = []
     if let stream = EntityStream(nameOrID) { candidates.append(stream) }
     for kind in EntityStream.categoryOrder {

@@ -3,7 +3,7 @@ import Projections
 
 /// What changed in one read model between two points of the log: entities added, removed and
 /// changed, field by field (see `EntryDiff`).
-public struct ReadModelDiff: Sendable, Equatable {
+package struct ReadModelDiff: Sendable, Equatable {
   /// The model's name (`contacts`).
   public var model: String
   /// The older point, as asked for.
@@ -48,7 +48,7 @@ extension Replayer {
   ///   - to: the newer point.
   /// - Throws: `EngineError` for a missing or bad log, or a seq past its end.
   /// - Precondition: `name` is one of `ReadModels.modelNames`.
-  public func diff(
+  package func diff(
     model name: String, from: ReplayPoint, to: ReplayPoint
   ) throws -> ReadModelDiff {
     precondition(ReadModels.modelNames.contains(name), "'\(name)' is no read model")

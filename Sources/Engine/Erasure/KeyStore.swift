@@ -22,7 +22,7 @@ import Foundation
 ///   or a bad header, stops every reader and writer (`KeyStoreError.corrupt`).
 ///
 /// Not thread-safe and not locked itself: writers call it while they hold the log's lock.
-public struct KeyStore: Sendable {
+package struct KeyStore: Sendable {
   /// The store's file.
   public let path: String
   /// Each key by its id.

@@ -19,7 +19,7 @@
 /// (`/dev/null`, `/dev/stdout`, a pipe) is written to directly, not atomically, and a FIFO with
 /// no reader is refused rather than waited on; a directory, a block device or a socket is
 /// refused.
-public enum AtomicFile {
+package enum AtomicFile {
   /// Writes `bytes` to `path`, replacing what is there.
   /// - Parameters:
   ///   - bytes: the file's whole content.

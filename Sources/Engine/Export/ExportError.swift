@@ -1,5 +1,5 @@
 /// Why an export failed.
-public enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ExportError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The output file could not be written; `reason` is the system's message. Nothing was
   /// left at `path`: an existing file there is unchanged.
   case cannotCreateOutput(path: String, reason: String)

@@ -1,7 +1,7 @@
 import Projections
 
 /// The file formats read models export to.
-public enum ExportFormat: String, Sendable, Equatable, Hashable, CaseIterable {
+package enum ExportFormat: String, Sendable, Equatable, Hashable, CaseIterable {
   /// JSON: the source schema of the model's app (zip codes in the plist's layout, locations as
   /// GeoJSON), or the read model's own JSON for the zoo.
   case json

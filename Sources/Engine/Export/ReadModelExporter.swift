@@ -15,7 +15,7 @@ import Projections
 /// JSON is indented with two spaces (see `PrettyJSON`); every file ends with a newline. The
 /// same state always gives the same bytes. Each model's layout and order is documented on its
 /// function.
-public enum ReadModelExporter {
+package enum ReadModelExporter {
   /// Model `name` of `models` in `format`.
   /// - Throws: `ExportError.unrepresentable` when a value cannot be written in the format.
   /// - Precondition: `format` is one of `ExportFormat.formats(forModel: name)`.

@@ -2,7 +2,7 @@ import Events
 import Synchronization
 
 /// What a generation wrote.
-public struct GenerationSummary: Sendable, Equatable {
+package struct GenerationSummary: Sendable, Equatable {
   /// Events appended.
   public var eventCount = 0
   /// Bytes appended.
@@ -30,7 +30,7 @@ extension EventLog {
   /// - Returns: what was written.
   /// - Throws: as `importEvents(_:chunkSize:)`; the chunks written before the failure stay.
   @discardableResult
-  public func appendGenerated(
+  package func appendGenerated(
     _ count: Int, from generator: inout LogGenerator, chunkSize: Int = 10_000,
     clock: GenerationClock? = nil, progress: ((_ appended: Int) -> Void)? = nil
   ) throws -> GenerationSummary {

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The clock of a generated log: a fixed start, moved on by a fixed step after every chunk, so
 /// the same generation stamps the same times.
-public final class GenerationClock: Sendable {
+package final class GenerationClock: Sendable {
   /// 2024-01-01T00:00:00.000Z, where generated logs start by default.
   public static let defaultStart = Timestamp(millisecondsSince1970: 1_704_067_200_000)
 
@@ -43,7 +43,7 @@ extension EventLog.Configuration {
   ///   - syncPolicy: `.always` syncs each chunk; `.never` for scratch logs.
   ///   - lockTimeout: how long to wait for another writer's lock, in seconds.
   ///   - report: where recovery reports go.
-  public static func generating(
+  package static func generating(
     seed: String, clock: GenerationClock, syncPolicy: EventLog.SyncPolicy = .always,
     lockTimeout: Double = 10, report: @escaping @Sendable (String) -> Void = { _ in }
   ) -> EventLog.Configuration {

@@ -22,7 +22,7 @@ import Events
 /// The generator keeps a few compact numbers per entity and derives the rest (names, phone
 /// numbers, addresses) from them when needed, so memory grows with the number of entities, not
 /// with the number of events.
-public struct LogGenerator: Sendable {
+package struct LogGenerator: Sendable {
   /// One generated event and who made it.
   public struct Event: Sendable, Equatable {
     /// What happened.

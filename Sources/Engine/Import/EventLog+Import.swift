@@ -1,7 +1,7 @@
 import Events
 
 /// What an import did.
-public struct ImportResult: Sendable, Equatable {
+package struct ImportResult: Sendable, Equatable {
   /// The plan that was written (the last one, when a race made the import plan again).
   public var plan: ImportPlan
   /// Events appended.
@@ -45,7 +45,7 @@ extension EventLog {
   ///   - progress: told how planning and writing go.
   /// - Throws: `ImportError.invalidRecords`, `ImportError.raced` after a second conflict, and
   ///   the log's errors (`.lockTimeout`, `.io`, ...). Nothing is written when anything is thrown.
-  public func importRecords(
+  package func importRecords(
     _ parsed: ParsedSource, metadata: EventMetadata, skipInvalid: Bool = false,
     includeErased: Bool = false, chunkSize: Int = 1000, progress: ImportProgressHandler? = nil
   ) throws -> ImportResult {

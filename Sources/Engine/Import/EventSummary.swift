@@ -2,7 +2,7 @@ import Events
 
 /// One short line saying what an event does, for `replay import --dry-run`:
 /// `'Miss Piggy'`, `phone.work, emailAddress`, `→ 'Alpha Base'`, `+ 90003`.
-public enum EventSummary {
+package enum EventSummary {
   /// What `event` records, in a few words.
   public static func describe(_ event: DomainEvent) -> String {
     switch event {

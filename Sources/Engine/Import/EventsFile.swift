@@ -18,7 +18,7 @@ import Synchronization
 /// Each line is read by one decoder (`decodeLine`) whose quick steps are the first step of each
 /// member's read, not a second reader: the same problem gets the same message whatever the
 /// line's whitespace.
-public enum EventsFile {
+package enum EventsFile {
   /// Every line of an events file read and checked: the writes in line order, and every invalid
   /// line's problem in line order (each an `EngineError.invalidEvent` naming `name:<line>`).
   ///

@@ -14,7 +14,7 @@ import Synchronization
 /// waits on a semaphore, and the result crosses over in a `Mutex`, so the wrapper is safe under
 /// strict concurrency. Elsewhere through libcurl, loaded only when a URL is fetched
 /// (`CurlTransfer`), which keeps FoundationNetworking and its libraries out of every process.
-public struct HTTPFetcher: Sendable {
+package struct HTTPFetcher: Sendable {
   /// The body of a successful (2xx) answer.
   public struct Response: Sendable, Equatable {
     /// The status, 200–299.

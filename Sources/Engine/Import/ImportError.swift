@@ -2,7 +2,7 @@ import Events
 
 /// Everything that can stop an import before it writes, each with where, what was expected and
 /// what was found. The log is never touched when one of these is thrown.
-public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
   // MARK: Reading the source
 
   /// The source file does not exist.

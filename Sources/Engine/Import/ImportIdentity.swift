@@ -16,7 +16,7 @@ import Events
 /// ids, so two identical imports racing each other append once: the second finds its ids in the
 /// log with the same content. Equal ids always mean equal content, since the decision depends
 /// only on the stream's state at that version and on the record.
-public enum ImportIdentity {
+package enum ImportIdentity {
   /// The id of the event at `position` among those decided for a record.
   public static func eventID(
     kind: ImportKind, source: String, stream: String, version: Int64, recordDigest: [UInt8],

@@ -3,7 +3,7 @@ import Events
 /// The five kinds of source an import reads, one per domain.
 ///
 /// The raw value is the word typed on the command line (`replay import contacts ...`).
-public enum ImportKind: String, Sendable, Equatable, Hashable, CaseIterable {
+package enum ImportKind: String, Sendable, Equatable, Hashable, CaseIterable {
   /// The field survey's observations (`field-observations.json`).
   case observations
   /// States and their zip codes (a property list or JSON).
@@ -42,7 +42,7 @@ public enum ImportKind: String, Sendable, Equatable, Hashable, CaseIterable {
 
 /// The import command a source record becomes: one case per domain, each holding the domain's
 /// command (always its `import...` case).
-public enum RecordCommand: Sendable, Equatable {
+package enum RecordCommand: Sendable, Equatable {
   case observation(ObservationCommand)
   case state(USStateCommand)
   case animal(ZooCommand)

@@ -1,7 +1,7 @@
 import Events
 
 /// One event an import will append.
-public struct PlannedEvent: Sendable, Equatable {
+package struct PlannedEvent: Sendable, Equatable {
   /// The source record it comes from (its position, from 1).
   public var recordIndex: Int
   /// The stream it goes to.
@@ -17,7 +17,7 @@ public struct PlannedEvent: Sendable, Equatable {
 }
 
 /// A record an import leaves alone, and why.
-public struct RecordOutcome: Sendable, Equatable {
+package struct RecordOutcome: Sendable, Equatable {
   /// The record's position in the source, from 1.
   public var recordIndex: Int
   /// What identifies it (`id '13'`).
@@ -29,13 +29,13 @@ public struct RecordOutcome: Sendable, Equatable {
 }
 
 /// How many events of one type an import appends.
-public struct EventTypeCount: Sendable, Equatable {
+package struct EventTypeCount: Sendable, Equatable {
   public var type: String
   public var count: Int
 }
 
 /// What an import will do: the writes, and what becomes of every record.
-public struct ImportPlan: Sendable, Equatable {
+package struct ImportPlan: Sendable, Equatable {
   /// The kind of source.
   public var kind: ImportKind
   /// The source's name, as the events carry it.
@@ -75,7 +75,7 @@ public struct ImportPlan: Sendable, Equatable {
 /// Decides what a parsed source appends, with the Deciders' import commands and their
 /// three-way rules: a record unchanged since the last import appends nothing, a changed one
 /// appends change events, and an entity a user removed stays removed.
-public enum ImportPlanner {
+package enum ImportPlanner {
   /// Plans the import of `parsed` against `histories` (every stream its records touch; a
   /// stream missing from it has no events).
   ///

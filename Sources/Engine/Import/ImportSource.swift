@@ -2,7 +2,7 @@ import Events
 import Foundation
 
 /// Where an import reads from: a file, standard input, or an `http(s)` URL.
-public enum ImportSource: Sendable, Equatable {
+package enum ImportSource: Sendable, Equatable {
   /// A file.
   case file(path: String)
   /// Standard input (`-` on the command line).

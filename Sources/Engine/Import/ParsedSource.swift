@@ -1,7 +1,7 @@
 import Events
 
 /// One valid record of a source, as the command that imports it.
-public struct SourceRecord: Sendable, Equatable {
+package struct SourceRecord: Sendable, Equatable {
   /// The record's position in the source, from 1.
   public var index: Int
   /// What identifies it, for messages (`id '13', name 'Miss Piggy'`).
@@ -26,7 +26,7 @@ public struct SourceRecord: Sendable, Equatable {
 }
 
 /// A source parsed into records: the valid ones as import commands, and every problem found.
-public struct ParsedSource: Sendable, Equatable {
+package struct ParsedSource: Sendable, Equatable {
   /// The kind of source.
   public var kind: ImportKind
   /// The name events carry in their `source` field: the file's last path component, or the URL.

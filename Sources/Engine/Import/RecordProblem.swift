@@ -11,7 +11,7 @@ import Foundation
 /// - Note: `index` counts records from 1 in source order (the second element of the array is
 ///   record 2); indexes inside a field path count from 0, as JSON paths do (`ZipCodes[0]` is a
 ///   state's first zip code).
-public struct RecordProblem: Sendable, Equatable, CustomStringConvertible {
+package struct RecordProblem: Sendable, Equatable, CustomStringConvertible {
   /// The kind of source.
   public var kind: ImportKind
   /// The record's position in the source, from 1.

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 
 /// The stage an import is at, for progress reports.
-public enum ImportPhase: String, Sendable, Equatable {
+package enum ImportPhase: String, Sendable, Equatable {
   /// Turning the source's records into validated domain records.
   case parsing
   /// Reading the affected streams and deciding each record's events.
@@ -14,10 +14,10 @@ public enum ImportPhase: String, Sendable, Equatable {
 
 /// Reports progress: the phase, how many items are done, and how many there are in all. Called
 /// every `SourceParser.progressInterval` items and once at the end of a phase.
-public typealias ImportProgressHandler = @Sendable (ImportPhase, _ done: Int, _ total: Int) -> Void
+package typealias ImportProgressHandler = @Sendable (ImportPhase, _ done: Int, _ total: Int) -> Void
 
 /// Reads a source of any kind into validated records.
-public enum SourceParser {
+package enum SourceParser {
   /// How many records pass between progress reports.
   static let progressInterval = 1000
 

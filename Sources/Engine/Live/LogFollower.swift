@@ -42,7 +42,7 @@ public struct EventFilter: Sendable, Equatable {
   public var isEmpty: Bool { streams.isEmpty && categories.isEmpty && types.isEmpty }
 
   /// Whether the event of `line` passes.
-  public func matches(_ line: EventLine) -> Bool {
+  package func matches(_ line: EventLine) -> Bool {
     if !streams.isEmpty || !categories.isEmpty {
       let stream: [UInt8] =
         line.streamSlice.hasEscapes ? Array(line.stream.utf8) : Array(line.streamBytes)
@@ -180,7 +180,7 @@ public final class LogFollower: Sendable {
   /// - Throws: `EngineError` (a missing log, a bad line), `FollowError`.
   /// - Parameter last: when given, following ends once the event with this seq has been
   ///   read (delivered or filtered out), without waiting for a later one.
-  public func follow(
+  package func follow(
     through last: Int64? = nil, caughtUp: () throws -> Bool = { true },
     _ body: (EventLine) throws -> Bool
   ) throws {

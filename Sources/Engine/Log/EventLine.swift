@@ -3,20 +3,20 @@ import Events
 /// One decoded line of the log, borrowing the line's bytes: only valid inside the closure that
 /// handed it out. Fixed-size fields are decoded; strings stay byte ranges until asked for, and
 /// `meta` is parsed only on request, so replay pays for exactly what a projection reads.
-public struct EventLine {
+package struct EventLine {
   /// The line's first byte (`{`).
-  public let base: UnsafePointer<UInt8>
+  package let base: UnsafePointer<UInt8>
   /// The line's length without its `\n`.
-  public let length: Int
+  package let length: Int
   /// 1-based line number in the file.
-  public let lineNumber: Int
+  package let lineNumber: Int
   /// Byte offset of the line's start in the file.
-  public let offset: Int64
+  package let offset: Int64
 
-  public internal(set) var sequence: Int64 = 0
-  public internal(set) var version: Int64 = 0
-  public internal(set) var schemaVersion = 1
-  public internal(set) var batch: ClosedRange<Int64>?
+  package internal(set) var sequence: Int64 = 0
+  package internal(set) var version: Int64 = 0
+  package internal(set) var schemaVersion = 1
+  package internal(set) var batch: ClosedRange<Int64>?
   /// Offset of the id's 36 characters; parsed only when asked for (replay rarely needs it).
   var idOffset = 0
   /// Offset of `at`'s 24 characters; parsed only when asked for.
@@ -34,48 +34,48 @@ public struct EventLine {
   }
 
   /// The event's id. The decoder checked that it is a UUID.
-  public var id: EventID {
+  package var id: EventID {
     EventID(utf8: UnsafeBufferPointer(start: base + idOffset, count: 36))
       ?? EventID(high: 0, low: 0)
   }
 
   /// When the event was appended.
-  public var timestamp: Timestamp {
+  package var timestamp: Timestamp {
     Timestamp.parseLogForm(UnsafeBufferPointer(start: base + timestampOffset, count: 24))
       ?? Timestamp(millisecondsSince1970: 0)
   }
 
   /// The stream name.
-  public var stream: String { streamSlice.string(base: base) }
+  package var stream: String { streamSlice.string(base: base) }
 
   /// The event type's name.
-  public var type: String { typeSlice.string(base: base) }
+  package var type: String { typeSlice.string(base: base) }
 
   /// The stream name's raw bytes (names with escapes must use `stream`).
-  public var streamBytes: UnsafeBufferPointer<UInt8> {
+  package var streamBytes: UnsafeBufferPointer<UInt8> {
     UnsafeBufferPointer(start: base + streamSlice.start, count: streamSlice.end - streamSlice.start)
   }
 
   /// The type name's raw bytes.
-  public var typeBytes: UnsafeBufferPointer<UInt8> {
+  package var typeBytes: UnsafeBufferPointer<UInt8> {
     UnsafeBufferPointer(start: base + typeSlice.start, count: typeSlice.end - typeSlice.start)
   }
 
   /// Whether the type is `name`, compared as bytes.
   @inlinable
-  public func hasType(_ name: StaticString) -> Bool {
+  package func hasType(_ name: StaticString) -> Bool {
     let bytes = typeBytes
     return bytes.count == name.utf8CodeUnitCount
       && bytes.elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: bytes.count))
   }
 
   /// The payload object's bytes (`data`), compact JSON.
-  public var data: UnsafeRawBufferPointer {
+  package var data: UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(start: base + dataRange.lowerBound, count: dataRange.count)
   }
 
   /// A cursor positioned at the payload object, for decoding it in place.
-  public var dataCursor: JSONCursor {
+  package var dataCursor: JSONCursor {
     var cursor = JSONCursor(base: base + dataRange.lowerBound, count: dataRange.count)
     // The payload is followed by `,"crc":"…"}` (18 bytes) within the same line.
     cursor.readableSlack = LogLineCodec.suffixLength
@@ -83,7 +83,7 @@ public struct EventLine {
   }
 
   /// The whole line's bytes, without the `\n`.
-  public var bytes: UnsafeRawBufferPointer {
+  package var bytes: UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(start: base, count: length)
   }
 
@@ -91,13 +91,13 @@ public struct EventLine {
   ///
   /// The line decoder read `meta` with the same reader and refused the line if it broke the
   /// format (an unknown key, a value that is not a string), so this cannot fail.
-  public func metadata() -> EventMetadata {
+  package func metadata() -> EventMetadata {
     guard let metaRange else { return EventMetadata() }
     return (try? LogLineCodec.decodeMetadata(base: base, range: metaRange)) ?? EventMetadata()
   }
 
   /// A self-contained copy of the event.
-  public func recordedEvent() -> RecordedEvent {
+  package func recordedEvent() -> RecordedEvent {
     RecordedEvent(
       sequence: sequence, id: id, stream: stream, version: version, type: type,
       schemaVersion: schemaVersion, timestamp: timestamp, batch: batch, metadata: metadata(),

@@ -3,7 +3,7 @@ import Events
 /// The SHA-256 of a log's prefix: every byte of its lines up to and including one event's
 /// line (with its `\n`). A digest written down today proves later that the log still begins
 /// with exactly those events: any change to those bytes changes it.
-public struct LogDigest: Sendable, Equatable, CustomStringConvertible {
+package struct LogDigest: Sendable, Equatable, CustomStringConvertible {
   /// The last event covered.
   public var sequence: Int64
   /// The SHA-256 of the bytes `0..<byteCount`.

@@ -9,7 +9,7 @@ extension LogReader {
   /// appended after the index; otherwise, or when they are more than an eighth of the log, the
   /// log is scanned.
   /// - Throws: `EngineError.fileNotFound` when there is no log, `.corruptLine` for a bad line.
-  public func forEachEvent(
+  package func forEachEvent(
     matching filter: EventFilter, from first: Int64 = 1, through last: Int64? = nil,
     _ body: (EventLine) throws -> Bool
   ) throws {

@@ -90,7 +90,7 @@ public struct LogReader: Sendable {
   ///   long read it runs on the reading thread, in parallel with `body` (so it must not touch
   ///   what `body` touches), and may see lines past where `body` stops.
   @discardableResult
-  public func forEachEvent(
+  package func forEachEvent(
     from position: Position = .start, through last: Int64? = nil,
     observe: (@Sendable (EventLine) -> Void)? = nil,
     _ body: (EventLine) throws -> Bool

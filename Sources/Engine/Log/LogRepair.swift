@@ -17,7 +17,7 @@ import Events
 /// consecutive per stream, ids unique, multi-event writes whole) and proposes to cut from the
 /// end of the last write that is whole before the first problem. Nothing is lost: the cut
 /// bytes are kept, synced, in quarantine.
-public struct LogRepair: Sendable {
+package struct LogRepair: Sendable {
   /// What repair would cut, and why.
   public struct Cut: Sendable, Equatable {
     /// The bytes moved into quarantine: from the end of the last whole write (or, when the

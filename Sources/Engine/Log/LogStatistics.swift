@@ -1,7 +1,7 @@
 import Events
 
 /// Counts over a whole log, for `replay stats`.
-public struct LogStatistics: Sendable, Equatable {
+package struct LogStatistics: Sendable, Equatable {
   /// Committed events.
   public var eventCount: Int = 0
   /// Distinct streams.

@@ -8,7 +8,7 @@ import Events
 /// log still has, with the SHA-256 it recorded (a log cut at a line boundary looks like a valid
 /// shorter log; a checkpoint past its end says otherwise), and it lists the files recovery and
 /// `replay repair` moved into `<log>.quarantine/`.
-public struct LogVerifier: Sendable {
+package struct LogVerifier: Sendable {
   /// One thing wrong with one line.
   public struct Problem: Sendable, Equatable, CustomStringConvertible {
     /// 1-based line number.

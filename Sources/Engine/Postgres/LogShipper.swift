@@ -16,7 +16,7 @@ import Foundation
 /// let shipper = try LogShipper(logPath: "app.jsonl", connection: connection)
 /// let done = try shipper.ship(following: false) { print($0.lastShippedSequence) }
 /// ```
-public final class LogShipper {
+package final class LogShipper {
   /// Where shipping stands after a batch was committed.
   public struct Progress: Sendable, Equatable {
     /// Events this shipper committed.

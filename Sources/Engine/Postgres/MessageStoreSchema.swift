@@ -8,7 +8,7 @@ import Foundation
 /// results, language, volatility and bodies), rolls the scratch schema back and compares that
 /// with what `message_store` holds. So the comparison does not depend on how a server version
 /// prints a type.
-public enum MessageStoreSchema {
+package enum MessageStoreSchema {
   /// What `install` did.
   public struct Installation: Sendable, Equatable {
     /// The objects it created (`table messages`, `function write_message`, ...); empty when

@@ -10,7 +10,7 @@ import Foundation
 /// let connection = try PostgresConnection(url: "postgresql://ana@db.example/app?sslmode=verify-full")
 /// let rows = try connection.query("SELECT stream_version($1)", ["contact-13"]).rows
 /// ```
-public final class PostgresConnection {
+package final class PostgresConnection {
   private let library: LibPQ
   private var handle: LibPQ.Handle?
   /// The URL as given, without its password: safe to print.

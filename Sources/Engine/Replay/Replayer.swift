@@ -87,7 +87,7 @@ public struct Replayer: Sendable {
   ///     serve a caller that looks at every line); on a long replay it runs on the reading
   ///     thread, in parallel with the folding.
   /// - Throws: `EngineError` for a bad or undecodable line or a missing log.
-  public func readModels(
+  package func readModels(
     at point: ReplayPoint, models names: Set<String>? = nil, saveEvery: Int64? = nil,
     saveLast: Bool = false, observe: (@Sendable (EventLine) -> Void)? = nil
   ) throws -> Result {

@@ -165,7 +165,7 @@ extension FileManager {
 }
 
 /// Errors of `replay report` that are the request's, not the log's.
-public enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum ReportError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The window's bounds are the wrong way round.
   case emptyWindow(String)
 

@@ -8,7 +8,7 @@ import Projections
 ///
 /// Built by ``AuditReport/build(replayer:request:)``; rendered by
 /// ``AuditReport/html()``. Reads nothing but the log and its sidecars and writes nothing.
-public struct AuditReport: Sendable {
+package struct AuditReport: Sendable {
   /// The log.
   public var logPath: String
   /// What was asked for.
@@ -163,7 +163,7 @@ public struct AuditReport: Sendable {
 }
 
 /// One end of the report's window.
-public enum ReportBound: Sendable, Equatable, CustomStringConvertible {
+package enum ReportBound: Sendable, Equatable, CustomStringConvertible {
   /// An event's seq.
   case sequence(Int64)
   /// A time: events at or after it (for `from`), at or before it (for `to`).

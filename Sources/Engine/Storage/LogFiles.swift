@@ -29,7 +29,7 @@ import Foundation
 ///
 /// - Note: names are compared byte for byte; on a case-insensitive file system an existing
 ///   file is still caught by its inode, a missing one spelled in another case is not.
-public struct LogFiles: Sendable, Equatable {
+package struct LogFiles: Sendable, Equatable {
   /// The log, as named by the user.
   public let logPath: String
   /// Temporary files a writer of this log will make, beyond the ones named by pattern.

@@ -14,7 +14,7 @@ import Foundation
 /// started at). Recovery and `replay repair` never truncate a log before the bytes they cut
 /// are in such a file and synced, so a cut can always be undone by hand (`cat` the file back
 /// onto the log). Nothing reads these files; delete them once you have looked.
-public enum Quarantine {
+package enum Quarantine {
   /// One quarantined cut.
   public struct Entry: Sendable, Equatable {
     public var path: String

@@ -4,7 +4,7 @@ import Foundation
 /// A tree head as the text of a C2SP tlog-checkpoint: the log's origin line, the tree size in
 /// decimal, the root hash in standard base64, each on its own line. Signed with
 /// `SignedNote.Signer.sign(_:)` it is what `replay head --sign` prints.
-public struct Checkpoint: Sendable, Equatable {
+package struct Checkpoint: Sendable, Equatable {
   /// Names the log; the first line. Default: `replay/<the log's file name>`.
   public var origin: String
   /// How many events the tree covers.

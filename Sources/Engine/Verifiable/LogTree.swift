@@ -20,7 +20,7 @@ import Events
 /// - Note: the sidecar is brought up to date lazily, by `head`, `prove` and `verify --note`,
 ///   not by every append: appends stay as fast as before, and the first `head` after many
 ///   appends hashes the new lines (at over 2 M lines/s, BENCHMARKS.md).
-public final class LogTree {
+package final class LogTree {
   /// The log.
   public let logPath: String
   /// The tree as the sidecar holds it, caught up to the log's committed end.

@@ -13,7 +13,7 @@ import Events
 /// latter is split as RFC 9162 §2.1.1 says (at the largest power of two below its size) until
 /// only perfect subtrees remain. Where those come from is the caller's business (`perfect`):
 /// leaves in memory for tests, the `<log>.tree` sidecar and the log for `replay`.
-public enum MerkleTree {
+package enum MerkleTree {
   /// The length of every hash: SHA-256.
   public static let hashByteCount = 32
 
@@ -21,7 +21,7 @@ public enum MerkleTree {
   public static let emptyRoot: [UInt8] = SHA256.hash([UInt8]())
 
   /// The leaf hash of one line (without its `\n`): SHA-256(0x00 ‖ line).
-  public static func leafHash(_ line: UnsafeRawBufferPointer) -> [UInt8] {
+  package static func leafHash(_ line: UnsafeRawBufferPointer) -> [UInt8] {
     SHA256.hash(prefix: 0, line)
   }
 

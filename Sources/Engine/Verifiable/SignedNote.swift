@@ -13,7 +13,7 @@ import Foundation
 /// - Private key: `PRIVATE+KEY+<name>+<key hash>+<base64(0x01 ‖ 32-byte seed)>`.
 ///
 /// A name is non-empty UTF-8 with no space and no `+`.
-public enum SignedNote {
+package enum SignedNote {
   /// The algorithm byte of Ed25519 keys.
   static let ed25519Algorithm: UInt8 = 1
   /// What begins each signature line: an em dash and a space.

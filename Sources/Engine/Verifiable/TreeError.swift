@@ -4,7 +4,7 @@
 ///
 /// `description` is one phrase naming what does not match: what was expected, what was found,
 /// and where.
-public enum TreeError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum TreeError: Error, Sendable, Equatable, CustomStringConvertible {
   /// A proof, a note or a log does not match what it was checked against; `problem` says
   /// which hash, size or signature differs, and how.
   case mismatch(problem: String)

@@ -66,7 +66,8 @@ public enum CRC32C {
   ///   clients do not import. The call and dispatch cost about 37 instructions (callgrind,
   ///   release); a 300-byte line then takes about 105 in the C loop, against about 1,190 for the
   ///   table code.
-  public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32
+  package static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0)
+    -> UInt32
   {
     if implementation == .software { return softwareChecksum(bytes, continuing: crc) }
     return hardwareChecksum(bytes, continuing: crc)

@@ -96,7 +96,7 @@ public struct SHA256: Sendable {
   /// Appends bytes to the message.
   /// - Parameter bytes: The next bytes of the message; may be empty.
   /// - Complexity: O(`bytes.count`).
-  public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+  package mutating func update(_ bytes: UnsafeRawBufferPointer) {
     guard var input = bytes.baseAddress, !bytes.isEmpty else { return }
     var remaining = bytes.count
     messageByteCount &+= UInt64(remaining)
@@ -243,7 +243,7 @@ public struct SHA256: Sendable {
   /// The SHA-256 digest of the bytes in `buffer`.
   /// - Parameter buffer: The whole message.
   /// - Returns: The 32-byte digest.
-  public static func hash(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
+  package static func hash(_ buffer: UnsafeRawBufferPointer) -> [UInt8] {
     var hasher = SHA256()
     hasher.update(buffer)
     return hasher.finalize()

@@ -31,7 +31,7 @@ extension ChaCha20Poly1305 {
 
     /// A key from its 32 bytes in memory; what the generic initialiser reads through.
     /// - Throws: ``CryptoError/invalidLength(what:expected:found:)`` unless there are 32 bytes.
-    public init(rawBytes bytes: UnsafeRawBufferPointer) throws(CryptoError) {
+    package init(rawBytes bytes: UnsafeRawBufferPointer) throws(CryptoError) {
       guard bytes.count == Self.byteCount else {
         throw .invalidLength(what: "key", expected: "32 bytes", found: bytes.count)
       }
@@ -55,7 +55,7 @@ extension ChaCha20Poly1305 {
     }
 
     /// Calls `body` with the key's 32 bytes, e.g. to write them to a key store.
-    public func withUnsafeBytes<Result, Failure>(
+    package func withUnsafeBytes<Result, Failure>(
       _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
       var copy = storage
@@ -121,7 +121,7 @@ extension ChaCha20Poly1305 {
     public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     /// Calls `body` with the nonce's 12 bytes.
-    public func withUnsafeBytes<Result, Failure>(
+    package func withUnsafeBytes<Result, Failure>(
       _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
       var copy = storage

@@ -89,7 +89,7 @@ public enum ChaCha20Poly1305 {
   ///   - output: Exactly `plaintext.count + 16` bytes, for the ciphertext then the tag. It may
   ///     start at `plaintext` (encryption in place) but must not otherwise overlap it.
   /// - Throws: ``CryptoError/messageTooLong(found:)`` past ``maximumPlaintextByteCount``.
-  public static func seal(
+  package static func seal(
     _ plaintext: UnsafeRawBufferPointer, key: Key, nonce: Nonce,
     associatedData: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
   ) throws(CryptoError) {
@@ -124,7 +124,7 @@ public enum ChaCha20Poly1305 {
   ///     (decryption in place) but must not otherwise overlap it.
   /// - Throws: ``CryptoError/authenticationFailed`` if the tag does not match;
   ///   ``CryptoError/invalidLength(what:expected:found:)`` if `sealed` is shorter than a tag.
-  public static func open(
+  package static func open(
     _ sealed: UnsafeRawBufferPointer, key: Key, nonce: Nonce,
     associatedData: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
   ) throws(CryptoError) {

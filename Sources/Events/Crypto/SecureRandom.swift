@@ -20,7 +20,7 @@
 public enum SecureRandom {
   /// Fills `buffer` with random bytes.
   /// - Throws: ``CryptoError/randomSourceFailed(source:code:)`` if the system source fails.
-  public static func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+  package static func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(CryptoError) {
     guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
     #if canImport(Darwin)
       arc4random_buf(base, buffer.count)

@@ -53,7 +53,7 @@ public struct SealedPersonalData: Sendable, Hashable {
 
   /// The value of exactly 16 lowercase hex digits, or `nil` for anything else: a key id as the
   /// payload and the key store write it.
-  public static func keyValue(_ digits: UnsafeBufferPointer<UInt8>) -> UInt64? {
+  package static func keyValue(_ digits: UnsafeBufferPointer<UInt8>) -> UInt64? {
     guard digits.count == 16 else { return nil }
     var value: UInt64 = 0
     for digit in digits {

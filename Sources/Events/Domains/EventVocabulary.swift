@@ -57,7 +57,7 @@ public enum EventVocabulary {
   /// - Returns: the event, or `nil` for a type outside the vocabulary when not strict.
   /// - Throws: `EventsError.unknownEventType` (strict only, with a suggestion),
   ///   `.unsupportedSchemaVersion`, and the payload's decoding errors.
-  public static func decode(
+  package static func decode(
     type: UnsafeBufferPointer<UInt8>, schemaVersion: Int, data cursor: inout JSONCursor,
     strict: Bool
   ) throws(EventsError) -> DomainEvent? {
@@ -160,7 +160,7 @@ public enum EventVocabulary {
   /// - Returns: `nil`, with the cursor untouched, for any other type, a schema version other
   ///   than 1, an id written with escapes, or a payload the decoder refuses; `decode` then reads
   ///   the payload (and names what is wrong). Otherwise the cursor is left just after it.
-  public static func favoriteToggle(
+  package static func favoriteToggle(
     type: UnsafeBufferPointer<UInt8>, schemaVersion: Int, data cursor: inout JSONCursor
   ) -> (isFavorite: Bool, contactID: UnsafeBufferPointer<UInt8>)? {
     let isFavorite: Bool

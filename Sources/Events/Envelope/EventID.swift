@@ -41,7 +41,7 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
 
   /// Parses the 36-character text form from UTF-8 bytes; `nil` if they are not one.
   @inlinable
-  public init?(utf8: UnsafeBufferPointer<UInt8>) {
+  package init?(utf8: UnsafeBufferPointer<UInt8>) {
     guard utf8.count == 36, let base = utf8.baseAddress, base[8] == 0x2D, base[13] == 0x2D,
       base[18] == 0x2D, base[23] == 0x2D
     else { return nil }
@@ -151,7 +151,7 @@ public struct EventID: Hashable, Sendable, Comparable, CustomStringConvertible {
 
   /// Writes the 36-character lowercase form at `text` (36 writable bytes, any alignment).
   @inlinable
-  public func writeText(to text: UnsafeMutableRawPointer) {
+  package func writeText(to text: UnsafeMutableRawPointer) {
     let first = Self.hexDigits(UInt32(truncatingIfNeeded: high >> 32))
     let second = Self.hexDigits(UInt32(truncatingIfNeeded: high))
     let third = Self.hexDigits(UInt32(truncatingIfNeeded: low >> 32))

@@ -114,7 +114,7 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
   /// Parses the log's exact form (`YYYY-MM-DDTHH:MM:SS.sssZ`); `nil` for anything else.
   /// This is the read path's parser: no allocation, no formatter.
   @inlinable
-  public static func parseLogForm(_ utf8: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+  package static func parseLogForm(_ utf8: UnsafeBufferPointer<UInt8>) -> Timestamp? {
     guard utf8.count == 24, utf8[4] == 0x2D, utf8[7] == 0x2D, utf8[10] == 0x54, utf8[13] == 0x3A,
       utf8[16] == 0x3A, utf8[19] == 0x2E, utf8[23] == 0x5A
     else { return nil }

@@ -45,7 +45,7 @@ public struct JSONCursor {
 
   /// Creates a cursor over `count` bytes at `base`.
   @inlinable
-  public init(base: UnsafePointer<UInt8>, count: Int) {
+  package init(base: UnsafePointer<UInt8>, count: Int) {
     self.base = base
     self.position = 0
     self.end = count
@@ -53,11 +53,19 @@ public struct JSONCursor {
 
   /// Creates a cursor over the bytes of `buffer`, which must outlive the cursor.
   @inlinable
-  public init(_ buffer: UnsafeRawBufferPointer) {
+  package init(_ buffer: UnsafeRawBufferPointer) {
     // An empty buffer may have no address; nothing is ever read through it then, so any
     // non-null pointer serves (bit pattern 1 is never nil).
     let pointer = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
     self.init(base: pointer ?? UnsafePointer(bitPattern: 1).unsafelyUnwrapped, count: buffer.count)
+  }
+
+  /// Creates a cursor over the bytes of `buffer`, which must outlive the cursor: the fuzz
+  /// targets' way in (Fuzz/ is a package of its own, so it cannot see the `package` initializers;
+  /// it imports this one with `@_spi(Fuzzing) import Events`).
+  @_spi(Fuzzing) @inlinable
+  public init(unsafeBytes buffer: UnsafeRawBufferPointer) {
+    self.init(buffer)
   }
 
   // MARK: Errors
@@ -233,13 +241,13 @@ public struct JSONCursor {
 
   /// The raw bytes of a string slice (escapes not decoded).
   @inlinable
-  public func bytes(of slice: JSONStringSlice) -> UnsafeBufferPointer<UInt8> {
+  package func bytes(of slice: JSONStringSlice) -> UnsafeBufferPointer<UInt8> {
     UnsafeBufferPointer(start: base + slice.start, count: slice.end - slice.start)
   }
 
   /// The raw bytes between two offsets, for handing a sub-value to another reader.
   @inlinable
-  public func bytes(from start: Int, to stop: Int) -> UnsafeRawBufferPointer {
+  package func bytes(from start: Int, to stop: Int) -> UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(start: base + start, count: stop - start)
   }
 
@@ -463,7 +471,7 @@ public struct JSONStringSlice: Sendable, Equatable {
 
   /// Decodes the string. The bytes were already checked by the cursor that produced the slice.
   @inlinable
-  public func string(base: UnsafePointer<UInt8>) -> String {
+  package func string(base: UnsafePointer<UInt8>) -> String {
     let raw = UnsafeBufferPointer(start: base + start, count: end - start)
     if !hasEscapes {
       return String(decoding: raw, as: UTF8.self)

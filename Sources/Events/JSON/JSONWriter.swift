@@ -181,7 +181,7 @@ public struct JSONWriter: Sendable {
 
   /// Appends UTF-8 text with JSON string escaping (no quotes), through `forEachEscapedPiece`.
   @inlinable
-  public static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+  package static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
     forEachEscapedPiece(
       of: UnsafeRawBufferPointer(utf8), run: { bytes.append(contentsOf: $0) },
       escape: { sequence in
@@ -199,7 +199,7 @@ public struct JSONWriter: Sendable {
   /// that does not (`escapeSequence`), in order. The writers' one loop: each says only where
   /// the bytes go (`appendEscaped` into an array, the log's line encoder into a buffer).
   @inlinable @inline(__always)
-  public static func forEachEscapedPiece(
+  package static func forEachEscapedPiece(
     of utf8: UnsafeRawBufferPointer, run: (UnsafeRawBufferPointer) -> Void,
     escape: ((bytes: UInt64, count: Int)) -> Void
   ) {
@@ -218,7 +218,7 @@ public struct JSONWriter: Sendable {
   /// (`escapeSequence` is not nil for it), or `utf8.count`: eight bytes at a time, the last
   /// few in one word too. The writers' one scan for it.
   @inlinable @inline(__always)
-  public static func nextEscape(in utf8: UnsafeRawBufferPointer, from index: Int) -> Int {
+  package static func nextEscape(in utf8: UnsafeRawBufferPointer, from index: Int) -> Int {
     var index = index
     while index + 8 <= utf8.count {
       let word = UInt64(littleEndian: utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self))
@@ -289,7 +289,7 @@ public struct JSONWriter: Sendable {
   /// Writes the decimal digits of `value` (after a `-` when it is negative) at `text`, which has
   /// room for 20 bytes; returns how many it wrote.
   @inlinable
-  public static func writeDecimal(_ value: Int64, to text: UnsafeMutablePointer<UInt8>) -> Int {
+  package static func writeDecimal(_ value: Int64, to text: UnsafeMutablePointer<UInt8>) -> Int {
     var count = 0
     if value < 0 {
       text.pointee = 0x2D

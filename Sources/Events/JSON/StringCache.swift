@@ -39,7 +39,7 @@ public final class StringCache {
   /// does.
   /// - Precondition: `count <= 16`, and 16 bytes from `bytes` are readable (the cursor checks).
   @inlinable
-  public func string(_ bytes: UnsafePointer<UInt8>, count: Int) -> String {
+  package func string(_ bytes: UnsafePointer<UInt8>, count: Int) -> String {
     let raw = UnsafeRawPointer(bytes)
     var first = raw.loadUnaligned(as: UInt64.self)
     var second = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)

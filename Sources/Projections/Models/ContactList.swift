@@ -100,7 +100,7 @@ public struct ContactList: ReadModel {
   /// Folds a `ContactFavorited` (`isFavorite`) or `ContactUnfavorited` for the contact whose id
   /// is `contactID` (UTF-8): what `apply` does with that event, for replay's shortcut that
   /// neither makes the id's `String` nor the event.
-  public mutating func setFavorite(_ isFavorite: Bool, contactID: UnsafeBufferPointer<UInt8>) {
+  package mutating func setFavorite(_ isFavorite: Bool, contactID: UnsafeBufferPointer<UInt8>) {
     if let position = table.position(ofUTF8: contactID) { favoriteFlags[position] = isFavorite }
   }
 
