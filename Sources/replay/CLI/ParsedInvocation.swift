@@ -80,24 +80,6 @@ struct ParsedInvocation: Sendable {
     return value
   }
 
-  /// A text option's value converted by a closure, for conversions that depend on other
-  /// options (a date read in `--time-zone`).
-  ///
-  /// - Parameters:
-  ///   - option: The declaration.
-  ///   - expectation: What a valid value looks like, after the colon in the error message.
-  ///   - transform: Converts the text, returning `nil` when it is invalid.
-  /// - Returns: The converted value, or `nil` when absent.
-  /// - Throws: `UsageError` when `transform` returns `nil`.
-  func parse<Value>(
-    _ option: TextOption, expecting expectation: String, _ transform: (String) -> Value?
-  ) throws(UsageError) -> Value? {
-    let reason = expectation.isEmpty ? "" : ": \(expectation)"
-    return try convert(texts(option.option), reason: reason, transform) { text, reason in
-      invalidValue(text, for: option.option, reason: reason)
-    }.last
-  }
-
   /// Whether the command line gives an option; a default value does not count.
   ///
   /// - Parameter declaration: The declaration.
@@ -154,24 +136,6 @@ struct ParsedInvocation: Sendable {
     return value
   }
 
-  /// The value of an argument as an `Int`.
-  ///
-  /// - Parameter name: The argument's name, such as `"count"`.
-  /// - Returns: The number, or `nil` when absent.
-  /// - Throws: `UsageError` when the value is not a whole number.
-  func int(_ name: String) throws(UsageError) -> Int? {
-    try parse(name, expecting: "expected a whole number") { Int($0) }
-  }
-
-  /// The value of an argument as an `Int64`.
-  ///
-  /// - Parameter name: The argument's name.
-  /// - Returns: The number, or `nil` when absent.
-  /// - Throws: `UsageError` when the value is not a whole number that fits 64 bits.
-  func int64(_ name: String) throws(UsageError) -> Int64? {
-    try parse(name, expecting: "expected a whole number") { Int64($0) }
-  }
-
   /// The value of an argument as a `UInt64`, such as a sequence number.
   ///
   /// - Parameter name: The argument's name.
@@ -208,21 +172,8 @@ struct ParsedInvocation: Sendable {
   func parse<Value>(
     _ name: String, expecting expectation: String, _ transform: (String) -> Value?
   ) throws(UsageError) -> Value? {
-    try parseAll(name, expecting: expectation, transform).last
-  }
-
-  /// Every value of an argument, converted by a closure.
-  ///
-  /// - Parameters:
-  ///   - name: The argument's name.
-  ///   - expectation: What a valid value looks like, such as `expected a whole number`.
-  ///   - transform: Converts the text, returning `nil` when it is invalid.
-  /// - Returns: The converted values, in order.
-  /// - Throws: `UsageError` for the first value `transform` rejects.
-  func parseAll<Value>(
-    _ name: String, expecting expectation: String, _ transform: (String) -> Value?
-  ) throws(UsageError) -> [Value] {
     try convertArgument(name, reason: expectation.isEmpty ? "" : ": \(expectation)", transform)
+      .last
   }
 
   // MARK: Conversion
