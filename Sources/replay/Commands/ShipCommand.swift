@@ -12,7 +12,9 @@ enum ShipCommand {
       in seq order, in batches; each batch and the last seq shipped are committed in one \
       transaction, so a shipper killed at any instant neither loses nor repeats an event: run \
       it again and it resumes. --follow then ships each event as it is committed, until \
-      Ctrl-C. Payloads are shipped as stored: sealed personal data stays sealed (the key \
+      Ctrl-C. When the server goes away (a restart, a failover), the shipper connects again, \
+      waiting 0.1 s, then twice as long after each failure up to 5 s, and resumes where the \
+      database stands; after --retry-for seconds without a connection it gives up (exit 69). Payloads are shipped as stored: sealed personal data stays sealed (the key \
       store is not shipped). Prepare the database with 'replay pg init <url>' first.
       """,
     options: [
@@ -24,6 +26,10 @@ enum ShipCommand {
       Option(
         names: ["--batch"], valueName: "n", help: "Events a transaction at most.",
         defaultValue: "1000"),
+      Option(
+        names: ["--retry-for"], valueName: "seconds",
+        help: "How long to keep reconnecting to a server that went away (0: not at all).",
+        defaultDescription: "30, or forever with --follow"),
       Option.flag(
         ["--json"],
         help: "Print a JSON line after each batch (at most one a second) and at the end."),
@@ -36,13 +42,35 @@ enum ShipCommand {
     }
     let json = invocation.flag("--json")
     let following = invocation.flag("--follow")
-    let connection = try PostgresConnection(url: invocation.requiredValue("--to"))
+    let retrySeconds = try invocation.parse(
+      "--retry-for", expecting: "expected a whole number of seconds, 0 or more"
+    ) { Int($0).flatMap { $0 >= 0 ? $0 : nil } }
+    let url = try invocation.requiredValue("--to")
+    let connection = try PostgresConnection(url: url)
     defer { connection.close() }
+    let terminal = invocation.terminal
+    let target = connection.target
+    let giveUpAfter = retrySeconds.map { Duration.seconds($0) } ?? (following ? nil : .seconds(30))
+    let reconnection =
+      giveUpAfter == .zero
+      ? nil
+      : LogShipper.Reconnection(url: url, giveUpAfter: giveUpAfter) { event in
+        switch event {
+        case .lost(let message, let last):
+          terminal.writeError(
+            "the connection to PostgreSQL was lost (\(message)); every event up to seq \(last) "
+              + "is in the database; reconnecting\n")
+        case .reconnected(let attempts, let after):
+          terminal.writeError(
+            "reconnected to '\(target)' after \(after.components.seconds) s "
+              + "(\(attempts) attempts); resuming\n")
+        }
+      }
     let shipper = try LogShipper(
-      logPath: invocation.logPath, connection: connection, batchSize: batchSize ?? 1000)
+      logPath: invocation.logPath, connection: connection, batchSize: batchSize ?? 1000,
+      reconnection: reconnection)
     let stop = following ? FollowInterruption(stopping: shipper.follower) : nil
     defer { stop?.cancel() }
-    let terminal = invocation.terminal
     let showsProgress = !json && isatty(STDERR_FILENO) == 1
     let started = ContinuousClock.now
     var lastReport = ContinuousClock.now - .seconds(10)
