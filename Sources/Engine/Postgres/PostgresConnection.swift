@@ -26,9 +26,15 @@ public final class PostgresConnection {
       throw .connectionFailed(target: target, message: "libpq could not allocate a connection")
     }
     guard library.status(handle) == LibPQ.connectionOK else {
-      let message = Self.trimmed(library.errorMessage(handle))
+      var message = Self.trimmed(library.errorMessage(handle))
       let refusedCredentials = library.needsPassword(handle) != 0 || Self.isAuthentication(message)
       library.finish(handle)
+      if message.contains("no encryption") {
+        // pg_hba.conf has only `hostssl` lines for this client: the cure is in the URL.
+        message +=
+          "; the server accepts this user only over TLS: add sslmode=require to the URL (or "
+          + "sslmode=verify-full with sslrootcert=<the server's CA certificate>)"
+      }
       throw refusedCredentials
         ? .authenticationFailed(target: target, message: message)
         : .connectionFailed(target: target, message: message)
