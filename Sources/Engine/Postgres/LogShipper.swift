@@ -166,18 +166,23 @@ public final class LogShipper {
   /// it is written again. So a server that goes away neither loses nor repeats an event.
   private func commit(_ report: (Progress) -> Void) throws(PostgresError) {
     guard batch.count > 0, let logID, let last = batch.last else { return }
+    var reconnected = false
     while true {
       do throws(PostgresError) {
+        if reconnected {
+          // Whether the last attempt's COMMIT reached the database before the break.
+          let stored = try shippedSequence(logID: logID)
+          if stored == last.sequence { break }
+          guard stored == progress.lastShippedSequence else {
+            throw PostgresError.shipperBusy(logPath: logPath)
+          }
+        }
         try write(logID: logID, last: last)
         break
       } catch .connectionLost(let message) {
         guard let reconnection else { throw .connectionLost(message: message) }
         try reconnect(reconnection, logID: logID, lost: message)
-        let stored = try shippedSequence(logID: logID)
-        if stored == last.sequence { break }
-        guard stored == progress.lastShippedSequence else {
-          throw .shipperBusy(logPath: logPath)
-        }
+        reconnected = true
       }
     }
     progress.shippedEvents += Int64(batch.count)
