@@ -108,6 +108,51 @@ public final class PostgresTestServer: @unchecked Sendable {
     if removing { try? FileManager.default.removeItem(atPath: folder) }
   }
 
+  /// Whether `openssl` is here to make a test certificate.
+  public static var canMakeCertificates: Bool {
+    FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
+  }
+
+  /// Makes a self-signed certificate for `127.0.0.1` in the server's folder and restarts the
+  /// server so that it accepts TCP connections only over TLS (`ssl=on`, `hostssl` lines only in
+  /// `pg_hba.conf`; the unix socket stays open to `psql`).
+  /// - Returns: The certificate's path, for a client's `sslrootcert`.
+  @discardableResult
+  public func requireTLS() throws -> String {
+    let certificate = try makeCertificate(named: "server")
+    try Self.asServerUser(
+      """
+      local all all trust
+      hostssl all all 127.0.0.1/32 trust
+
+      """, write: folder + "/data/pg_hba.conf")
+    let settings =
+      (try String(contentsOfFile: folder + "/data/postgresql.conf", encoding: .utf8))
+      + "\nssl = on\nssl_cert_file = '\(certificate)'\nssl_key_file = '\(folder)/server.key'\n"
+    try Self.asServerUser(settings, write: folder + "/data/postgresql.conf")
+    try stop()
+    try start()
+    return certificate
+  }
+
+  /// A self-signed certificate (and its key, readable by the server only) for `127.0.0.1`,
+  /// made with `openssl` as `<name>.crt` and `<name>.key` in the server's folder.
+  public func makeCertificate(named name: String) throws -> String {
+    let certificate = "\(folder)/\(name).crt"
+    let key = "\(folder)/\(name).key"
+    try Self.run(
+      "/usr/bin/openssl",
+      [
+        "req", "-new", "-x509", "-days", "2", "-nodes", "-newkey", "rsa:2048", "-subj",
+        "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out",
+        certificate,
+      ])
+    // The server refuses a key others can read.
+    chmod(key, 0o600)
+    chmod(certificate, 0o644)
+    return certificate
+  }
+
   /// Runs SQL through `psql` as `postgres` over the unix socket; returns its unaligned output.
   @discardableResult
   public func psql(_ sql: String) throws -> String {

@@ -39,12 +39,17 @@ struct LibPQ: @unchecked Sendable {
   let isNull: @convention(c) (Handle?, Int32, Int32) -> Int32
   let affectedRows: @convention(c) (Handle?) -> UnsafeMutablePointer<CChar>?
   let clear: @convention(c) (Handle?) -> Void
+  let putCopyData: @convention(c) (Handle?, UnsafePointer<CChar>?, Int32) -> Int32
+  let putCopyEnd: @convention(c) (Handle?, UnsafePointer<CChar>?) -> Int32
+  let getResult: @convention(c) (Handle?) -> Handle?
 
   /// `ConnStatusType`'s `CONNECTION_OK`.
   static let connectionOK: Int32 = 0
   /// `ExecStatusType`'s `PGRES_COMMAND_OK` and `PGRES_TUPLES_OK`.
   static let commandOK: Int32 = 1
   static let tuplesOK: Int32 = 2
+  /// `PGRES_COPY_IN`: the server waits for `COPY ... FROM STDIN`'s data.
+  static let copyIn: Int32 = 4
   /// `PG_DIAG_SQLSTATE`, `PG_DIAG_MESSAGE_PRIMARY` and `PG_DIAG_MESSAGE_DETAIL`.
   static let fieldSQLState = Int32(UInt8(ascii: "C"))
   static let fieldMessage = Int32(UInt8(ascii: "M"))
@@ -111,5 +116,8 @@ struct LibPQ: @unchecked Sendable {
     isNull = try symbol("PQgetisnull")
     affectedRows = try symbol("PQcmdTuples")
     clear = try symbol("PQclear")
+    putCopyData = try symbol("PQputCopyData")
+    putCopyEnd = try symbol("PQputCopyEnd")
+    getResult = try symbol("PQgetResult")
   }
 }

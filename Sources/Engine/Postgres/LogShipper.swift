@@ -39,8 +39,10 @@ package final class LogShipper {
   /// The follower that reads the log; `stop()` it (from any thread) to end `ship` after the
   /// batch being written.
   public let follower: LogFollower
-  private let connection: PostgresConnection
+  private var connection: PostgresConnection
+  private let reconnection: Reconnection?
   private let batchSize: Int
+  private let lockWait: Duration
   private let clock: @Sendable () -> Timestamp
   /// The id of the log's first event, which names the log in `replay_shipped`; nil while the
   /// log is empty.
@@ -50,8 +52,6 @@ package final class LogShipper {
   private var unverifiedID: String?
   /// The events read and not yet committed.
   private var batch = Batch()
-  /// The INSERT of a full batch, built once.
-  private let fullBatchStatement: String
 
   /// Reads where the database stands for this log and prepares to ship from there.
   /// - Parameters:
@@ -60,20 +60,23 @@ package final class LogShipper {
   ///   - batchSize: Events a transaction at most.
   ///   - lockWait: How long to wait for another shipper of the same log to let go (a killed
   ///     one's session ends when the server sees its socket closed).
+  ///   - reconnection: How to reconnect when the server goes away; nil to fail at once with
+  ///     `PostgresError.connectionLost`.
   ///   - clock: The time a batch is committed, for `Progress`.
   /// - Throws: `PostgresError` (`.schemaMissing`, `.shipperBusy`, `.anotherLog`, ...),
   ///   `EngineError` for a missing or damaged log.
   public init(
     logPath: String, connection: PostgresConnection, batchSize: Int = 1000,
-    lockWait: Duration = .seconds(5),
+    lockWait: Duration = .seconds(5), reconnection: Reconnection? = nil,
     clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }
   ) throws {
     precondition(batchSize >= 1, "a batch holds at least one event")
     self.logPath = logPath
     self.connection = connection
     self.batchSize = batchSize
+    self.lockWait = lockWait
+    self.reconnection = reconnection
     self.clock = clock
-    fullBatchStatement = Batch.insertStatement(rows: batchSize)
     try MessageStoreSchema.requireTables(on: connection)
     var firstID: String?
     let summary = try LogReader(path: logPath).forEachEvent(through: 1) { line in
@@ -157,14 +160,46 @@ package final class LogShipper {
     }
   }
 
-  /// Writes the batch's rows and the new position in one transaction, then reports.
+  /// Writes the batch's rows and the new position in one transaction, then reports. When the
+  /// connection breaks and `reconnection` allows, connects again and asks the database whether
+  /// the batch's transaction committed before the break: if it did, the batch is done; if not,
+  /// it is written again. So a server that goes away neither loses nor repeats an event.
   private func commit(_ report: (Progress) -> Void) throws(PostgresError) {
     guard batch.count > 0, let logID, let last = batch.last else { return }
+    var reconnected = false
+    while true {
+      do throws(PostgresError) {
+        if reconnected {
+          // Whether the last attempt's COMMIT reached the database before the break.
+          let stored = try shippedSequence(logID: logID)
+          if stored == last.sequence { break }
+          guard stored == progress.lastShippedSequence else {
+            throw PostgresError.shipperBusy(logPath: logPath)
+          }
+        }
+        try write(logID: logID, last: last)
+        break
+      } catch .connectionLost(let message) {
+        guard let reconnection else { throw .connectionLost(message: message) }
+        try reconnect(reconnection, logID: logID, lost: message)
+        reconnected = true
+      }
+    }
+    progress.shippedEvents += Int64(batch.count)
+    progress.lastShippedSequence = last.sequence
+    progress.lastShippedAt = last.timestamp
+    progress.committedAt = clock()
+    batch.removeAll()
+    report(progress)
+  }
+
+  /// The batch's rows and the new position, in one transaction.
+  private func write(
+    logID: String, last: (sequence: Int64, id: String, timestamp: Timestamp)
+  ) throws(PostgresError) {
     try connection.execute("BEGIN")
     do throws(PostgresError) {
-      let insert =
-        batch.count == batchSize ? fullBatchStatement : Batch.insertStatement(rows: batch.count)
-      try connection.query(insert, batch.parameters)
+      try connection.copy(Batch.copyStatement, data: batch.rows)
       let moved = try connection.query(
         """
         INSERT INTO message_store.replay_shipped AS shipped (log_id, seq, event_id, log_path)
@@ -185,12 +220,60 @@ package final class LogShipper {
       _ = try? connection.execute("ROLLBACK")
       throw error
     }
-    progress.shippedEvents += Int64(batch.count)
-    progress.lastShippedSequence = last.sequence
-    progress.lastShippedAt = last.timestamp
-    progress.committedAt = clock()
-    batch.removeAll()
-    report(progress)
+  }
+
+  /// The last seq the database holds for this log (0 when none).
+  private func shippedSequence(logID: String) throws(PostgresError) -> Int64 {
+    let row = try connection.query(
+      "SELECT seq FROM message_store.replay_shipped WHERE log_id = $1::uuid", [logID]
+    ).rows.first
+    return row?.first.flatMap { $0 }.flatMap { Int64($0) } ?? 0
+  }
+
+  /// Connects again, waiting longer after each failed attempt, and takes the shipping lock
+  /// again (the old session's ended with it).
+  /// - Throws: `PostgresError.serverGone` once `reconnection.giveUpAfter` has passed,
+  ///   `.connectionLost` when the follower was stopped while waiting, and any error other than
+  ///   an unreachable server (refused credentials, another shipper) at once.
+  private func reconnect(
+    _ reconnection: Reconnection, logID: String, lost message: String
+  ) throws(PostgresError) {
+    reconnection.report(.lost(message: message, lastShippedSequence: progress.lastShippedSequence))
+    connection.close()
+    let started = ContinuousClock.now
+    var delay = reconnection.firstDelay
+    var attempts = 0
+    var lastFailure = message
+    while true {
+      let waitEnd = ContinuousClock.now + delay
+      while ContinuousClock.now < waitEnd {
+        if follower.isStopped { throw .connectionLost(message: message) }
+        usleep(50_000)
+      }
+      attempts += 1
+      do throws(PostgresError) {
+        let fresh = try PostgresConnection(url: reconnection.url)
+        try Self.lock(logID: logID, logPath: logPath, connection: fresh, waiting: lockWait)
+        connection = fresh
+        reconnection.report(.reconnected(attempts: attempts, after: ContinuousClock.now - started))
+        return
+      } catch {
+        switch error {
+        case .connectionFailed(_, let failure), .connectionLost(let failure):
+          lastFailure = failure
+        default:
+          throw error
+        }
+      }
+      let elapsed = ContinuousClock.now - started
+      if let limit = reconnection.giveUpAfter, elapsed >= limit {
+        throw .serverGone(
+          target: PostgresConnection.redacted(reconnection.url), attempts: attempts,
+          seconds: Int(elapsed.components.seconds), message: lastFailure,
+          lastShippedSequence: progress.lastShippedSequence)
+      }
+      delay = min(delay * 2, reconnection.longestDelay)
+    }
   }
 
   /// Takes the session's advisory lock for shipping this log, waiting up to `waiting`.
@@ -209,31 +292,84 @@ package final class LogShipper {
   }
 }
 
-/// The rows of one batch, as the INSERT's text parameters, 7 an event.
+extension LogShipper {
+  /// How a shipper connects again when the server goes away (a restart, a failover, a cut
+  /// network): attempts `firstDelay` apart, twice as long after each failure up to
+  /// `longestDelay`, until one succeeds or `giveUpAfter` has passed.
+  public struct Reconnection: Sendable {
+    /// What happened to the connection, for the caller to tell its user.
+    public enum Event: Sendable, Equatable {
+      /// The connection broke; every event up to `lastShippedSequence` is in the database.
+      case lost(message: String, lastShippedSequence: Int64)
+      /// A new connection is ready, after `attempts` tries over `after`.
+      case reconnected(attempts: Int, after: Duration)
+    }
+
+    /// The database, as a libpq connection string.
+    public var url: String
+    /// How long to keep trying; nil: until the follower is stopped.
+    public var giveUpAfter: Duration?
+    /// The wait before the first attempt.
+    public var firstDelay: Duration
+    /// The longest wait between two attempts.
+    public var longestDelay: Duration
+    /// Called when the connection breaks and when it is made again.
+    public var report: @Sendable (Event) -> Void
+
+    /// - Parameters:
+    ///   - url: The database, as a libpq connection string.
+    ///   - giveUpAfter: How long to keep trying; nil: until the follower is stopped.
+    ///   - firstDelay: The wait before the first attempt.
+    ///   - longestDelay: The longest wait between two attempts.
+    ///   - report: Called when the connection breaks and when it is made again.
+    public init(
+      url: String, giveUpAfter: Duration?, firstDelay: Duration = .milliseconds(100),
+      longestDelay: Duration = .seconds(5), report: @escaping @Sendable (Event) -> Void = { _ in }
+    ) {
+      self.url = url
+      self.giveUpAfter = giveUpAfter
+      self.firstDelay = firstDelay
+      self.longestDelay = longestDelay
+      self.report = report
+    }
+  }
+}
+
+/// The rows of one batch in `COPY`'s text format: a row a line, columns separated by tabs, in
+/// `Batch.copyStatement`'s order.
 private struct Batch {
-  var parameters = PostgresConnection.Parameters()
+  var rows: [UInt8] = []
   private(set) var count = 0
   /// The last event's seq, id and time.
   private(set) var last: (sequence: Int64, id: String, timestamp: Timestamp)?
 
-  static let columns = 7
+  /// One statement a batch: `COPY` gives the rows `global_position`s in the order they are sent,
+  /// which is seq order.
+  static let copyStatement =
+    "COPY message_store.messages (id, stream_name, position, type, data, metadata, time)"
+    + " FROM STDIN"
 
   mutating func append(_ line: EventLine) {
     let id = line.id.description
-    parameters.append(id)
+    rows.append(contentsOf: id.utf8)
+    rows.append(CopyText.tab)
     if line.streamSlice.hasEscapes {
-      parameters.append(line.stream)
+      CopyText.append(line.stream, to: &rows)
     } else {
-      parameters.append(utf8: UnsafeRawBufferPointer(line.streamBytes))
+      CopyText.append(UnsafeRawBufferPointer(line.streamBytes), to: &rows)
     }
-    parameters.append(line.version - 1)
+    rows.append(CopyText.tab)
+    JSONWriter.appendDecimal(line.version - 1, to: &rows)
+    rows.append(CopyText.tab)
     if line.typeSlice.hasEscapes {
-      parameters.append(line.type)
+      CopyText.append(line.type, to: &rows)
     } else {
-      parameters.append(utf8: UnsafeRawBufferPointer(line.typeBytes))
+      CopyText.append(UnsafeRawBufferPointer(line.typeBytes), to: &rows)
     }
+    rows.append(CopyText.tab)
     // The payload as stored: sealed personal data stays sealed.
-    parameters.append(utf8: line.data)
+    CopyText.append(line.data, to: &rows)
+    rows.append(CopyText.tab)
     let at = UnsafeRawBufferPointer(start: line.base + line.timestampOffset, count: 24)
     var metadata = JSONWriter(capacity: 256)
     metadata.beginObject()
@@ -254,33 +390,19 @@ private struct Batch {
       }
     }
     metadata.endObject()
-    metadata.bytes.withUnsafeBytes { parameters.append(utf8: $0) }
+    metadata.bytes.withUnsafeBytes { CopyText.append($0, to: &rows) }
+    rows.append(CopyText.tab)
     // `time` is timestamp without time zone: the `Z` of the log's form is ignored, as it
     // should be (the log's times are UTC).
-    parameters.append(utf8: at)
+    rows.append(contentsOf: at)
+    rows.append(CopyText.newline)
     count += 1
     last = (line.sequence, id, line.timestamp)
   }
 
   mutating func removeAll() {
-    parameters.removeAll()
+    rows.removeAll(keepingCapacity: true)
     count = 0
     last = nil
-  }
-
-  /// `INSERT ... VALUES ($1::uuid, ...), (...)` for `rows` rows: one statement a batch, so the
-  /// rows get `global_position`s in seq order.
-  static func insertStatement(rows: Int) -> String {
-    var sql =
-      "INSERT INTO message_store.messages (id, stream_name, position, type, data, metadata, time)"
-      + " VALUES "
-    for row in 0..<rows {
-      let first = row * columns
-      if row > 0 { sql += ", " }
-      sql +=
-        "($\(first + 1)::uuid, $\(first + 2), $\(first + 3)::bigint, $\(first + 4),"
-        + " $\(first + 5)::jsonb, $\(first + 6)::jsonb, $\(first + 7)::timestamp)"
-    }
-    return sql
   }
 }

@@ -26,9 +26,15 @@ package final class PostgresConnection {
       throw .connectionFailed(target: target, message: "libpq could not allocate a connection")
     }
     guard library.status(handle) == LibPQ.connectionOK else {
-      let message = Self.trimmed(library.errorMessage(handle))
+      var message = Self.trimmed(library.errorMessage(handle))
       let refusedCredentials = library.needsPassword(handle) != 0 || Self.isAuthentication(message)
       library.finish(handle)
+      if message.contains("no encryption") {
+        // pg_hba.conf has only `hostssl` lines for this client: the cure is in the URL.
+        message +=
+          "; the server accepts this user only over TLS: add sslmode=require to the URL (or "
+          + "sslmode=verify-full with sslrootcert=<the server's CA certificate>)"
+      }
       throw refusedCredentials
         ? .authenticationFailed(target: target, message: message)
         : .connectionFailed(target: target, message: message)
@@ -97,6 +103,60 @@ package final class PostgresConnection {
       }
     }
     return try consume(result, statement: sql)
+  }
+
+  /// Runs `COPY ... FROM STDIN` (text format) with `data` as its rows: one round trip for a
+  /// whole batch, no statement to parse or plan a row.
+  /// - Parameters:
+  ///   - sql: The `COPY` statement.
+  ///   - data: Rows in COPY's text format (`CopyText` writes them), each ending with `\n`.
+  /// - Returns: The rows copied.
+  /// - Throws: `PostgresError`; a refused row fails the whole `COPY`.
+  @discardableResult
+  func copy(_ sql: String, data: [UInt8]) throws(PostgresError) -> Int {
+    guard let handle else { throw .connectionLost(message: "the connection is closed") }
+    let started = library.exec(handle, sql)
+    guard library.resultStatus(started) == LibPQ.copyIn else {
+      _ = try consume(started, statement: sql)
+      throw .statementFailed(
+        sqlState: "?????", message: "the server did not start the COPY",
+        statement: Self.summary(of: sql))
+    }
+    library.clear(started)
+    // A broken send is reported by the result read below (or by the connection's status).
+    let sent = data.withUnsafeBytes { bytes -> Bool in
+      var offset = 0
+      while offset < bytes.count {
+        // Sent in pieces of at most 1 MiB: PQputCopyData takes an Int32 length.
+        let count = min(bytes.count - offset, 1 << 20)
+        let chunk = bytes.baseAddress.map {
+          ($0 + offset).assumingMemoryBound(to: CChar.self)
+        }
+        guard library.putCopyData(handle, chunk, Int32(count)) == 1 else { return false }
+        offset += count
+      }
+      return true
+    }
+    _ = library.putCopyEnd(handle, sent ? nil : "the client could not send the rows")
+    var copied = 0
+    var failure: PostgresError?
+    // Every result is read (COPY's, then nil), so the connection is ready for the next statement.
+    while let result = library.getResult(handle) {
+      guard failure == nil else {
+        library.clear(result)
+        continue
+      }
+      do throws(PostgresError) {
+        copied = try consume(result, statement: sql).affectedRows
+      } catch {
+        failure = error
+      }
+    }
+    if let failure { throw failure }
+    if library.status(handle) != LibPQ.connectionOK {
+      throw .connectionLost(message: Self.trimmed(library.errorMessage(handle)))
+    }
+    return copied
   }
 
   /// Text parameters for `query`, kept in one buffer (each ends with a NUL), so that a batch of

@@ -21,6 +21,10 @@ package enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible 
   case anotherLog(logPath: String, detail: String)
   /// Another process is shipping the same log to the same database.
   case shipperBusy(logPath: String)
+  /// The connection broke and could not be made again in `seconds` (`attempts` tries);
+  /// every event up to `lastShippedSequence` is in the database.
+  case serverGone(
+    target: String, attempts: Int, seconds: Int, message: String, lastShippedSequence: Int64)
 
   public var description: String {
     switch self {
@@ -59,6 +63,12 @@ package enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible 
       return
         "the database holds another log's events than '\(logPath)': \(detail); ship this "
         + "log to another database (or schema)"
+    case .serverGone(let target, let attempts, let seconds, let message, let last):
+      return
+        "the connection to PostgreSQL at '\(target)' was lost and could not be made again in "
+        + "\(seconds) s (\(attempts) attempts; the last: \(message)); every event up to seq "
+        + "\(last) is in the database and nothing after it was kept: run the command again "
+        + "once the server is back (it resumes there)"
     case .shipperBusy(let logPath):
       return
         "another process is shipping '\(logPath)' to this database; wait for it to finish "

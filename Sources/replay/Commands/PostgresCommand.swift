@@ -48,7 +48,7 @@ extension PostgresError: CLIError {
   /// Each error's documented exit status (README, "Shipping to PostgreSQL").
   var exitCode: ExitCode {
     switch self {
-    case .libraryMissing, .connectionFailed, .connectionLost: .remoteUnavailable
+    case .libraryMissing, .connectionFailed, .connectionLost, .serverGone: .remoteUnavailable
     case .authenticationFailed: .permissionDenied
     case .statementTimeout, .shipperBusy: .temporaryFailure
     case .schemaMismatch, .schemaMissing, .anotherLog, .statementFailed: .invalidInput

@@ -12,12 +12,14 @@ enum ShipCommand {
       in seq order, in batches; each batch and the last seq shipped are committed in one \
       transaction, so a shipper killed at any instant neither loses nor repeats an event: run \
       it again and it resumes. --follow then ships each event as it is committed, until \
-      Ctrl-C. Payloads are shipped as stored: sealed personal data stays sealed (the key \
+      Ctrl-C. When the server goes away (a restart, a failover), the shipper connects again, \
+      waiting 0.1 s, then twice as long after each failure up to 5 s, and resumes where the \
+      database stands; after --retry-for seconds without a connection it gives up (exit 69). Payloads are shipped as stored: sealed personal data stays sealed (the key \
       store is not shipped). Prepare the database with 'replay pg init <url>' first.
       """,
     options: [
       CommonOptions.log,
-      to, follow, batch,
+      to, follow, batch, retryFor,
       CommonOptions.json.withHelp(
         "Print a JSON line after each batch (at most one a second) and at the end."),
     ],
@@ -32,18 +34,44 @@ enum ShipCommand {
     names: ["--batch"], valueName: "n", help: "Events a transaction at most.",
     defaultValue: "1000", expecting: "expected a whole number 1-8000"
   ) { Int($0).flatMap { (1...8000).contains($0) ? $0 : nil } }
+  static let retryFor = ValueOption(
+    names: ["--retry-for"], valueName: "seconds",
+    help: "How long to keep reconnecting to a server that went away (0: not at all).",
+    defaultDescription: "30, or forever with --follow",
+    expecting: "expected a whole number of seconds, 0 or more"
+  ) { Int($0).flatMap { $0 >= 0 ? $0 : nil } }
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let batchSize = try invocation[batch]
     let json = invocation[CommonOptions.json]
     let following = invocation[follow]
-    let connection = try PostgresConnection(url: invocation.requiredValue(to))
+    let retrySeconds = try invocation[retryFor]
+    let url = try invocation.requiredValue(to)
+    let connection = try PostgresConnection(url: url)
     defer { connection.close() }
+    let terminal = invocation.terminal
+    let target = connection.target
+    let giveUpAfter = retrySeconds.map { Duration.seconds($0) } ?? (following ? nil : .seconds(30))
+    let reconnection =
+      giveUpAfter == .zero
+      ? nil
+      : LogShipper.Reconnection(url: url, giveUpAfter: giveUpAfter) { event in
+        switch event {
+        case .lost(let message, let last):
+          terminal.writeError(
+            "the connection to PostgreSQL was lost (\(message)); every event up to seq \(last) "
+              + "is in the database; reconnecting\n")
+        case .reconnected(let attempts, let after):
+          terminal.writeError(
+            "reconnected to '\(target)' after \(after.components.seconds) s "
+              + "(\(attempts) attempts); resuming\n")
+        }
+      }
     let shipper = try LogShipper(
-      logPath: invocation.logPath, connection: connection, batchSize: batchSize ?? 1000)
+      logPath: invocation.logPath, connection: connection, batchSize: batchSize ?? 1000,
+      reconnection: reconnection)
     let stop = following ? FollowInterruption(stopping: shipper.follower) : nil
     defer { stop?.cancel() }
-    let terminal = invocation.terminal
     let showsProgress = !json && isatty(STDERR_FILENO) == 1
     let started = ContinuousClock.now
     var lastReport = ContinuousClock.now - .seconds(10)

@@ -79,25 +79,12 @@ struct LogShipperTests {
       let cut = try #require(lineEnd(bytes, line: 1000))
       try writeBytes(Array(bytes[..<cut]), to: path)
 
-      let shipper = Box(
+      let shipping = FollowingShipper(
         try LogShipper(logPath: path, connection: PostgresConnection(url: server.url())))
-      let finished = DispatchSemaphore(value: 0)
-      let outcome = Box<(any Error)?>(nil)
-      let thread = Thread {
-        do {
-          _ = try shipper.value.ship(following: true)
-        } catch {
-          outcome.value = error
-        }
-        finished.signal()
-      }
-      thread.start()
       try waitFor { try count(setup) == 1000 }
       try appendBytes(Array(bytes[cut...]), to: path)
       try waitFor { try count(setup) == 3000 }
-      shipper.value.follower.stop()
-      finished.wait()
-      #expect(outcome.value == nil)
+      #expect(shipping.stop() == nil)
       try expectTable(setup, equals: full)
     }
   }
@@ -131,6 +118,139 @@ struct LogShipperTests {
       #expect(resumed.shippedEvents == 3500)
       try expectTable(connection, equals: path)
     }
+  }
+}
+
+extension LogShipperTests {
+  @Test func aFollowingShipperReconnectsWhenTheServerRestartsWithNoGapNorRepeat() throws {
+    try withTemporaryDirectory { directory in
+      let server = try PostgresTestServer()
+      defer { try? server.stop(removing: true) }
+      let setup = try PostgresConnection(url: server.url())
+      _ = try MessageStoreSchema.install(on: setup)
+      setup.close()
+      let full = try makeGeneratedLog(in: directory, count: 3000, seed: "reconnect")
+      let path = directory + "/followed.jsonl"
+      let bytes = try fileBytes(full)
+      let firstCut = try #require(lineEnd(bytes, line: 1000))
+      let secondCut = try #require(lineEnd(bytes, line: 2000))
+      try writeBytes(Array(bytes[..<firstCut]), to: path)
+
+      let events = Box<[LogShipper.Reconnection.Event]>([])
+      let lock = NSLock()
+      let reconnection = LogShipper.Reconnection(
+        url: server.url(), giveUpAfter: nil, firstDelay: .milliseconds(50),
+        longestDelay: .milliseconds(400)
+      ) { event in lock.withLock { events.value.append(event) } }
+      let shipping = FollowingShipper(
+        try LogShipper(
+          logPath: path, connection: PostgresConnection(url: server.url()), batchSize: 300,
+          reconnection: reconnection))
+      try waitFor { try Self.rows(server) == 1000 }
+      // The server goes away while the shipper waits for events; events are committed in the
+      // log while it is down, and it comes back a second later.
+      try server.stop()
+      try appendBytes(Array(bytes[firstCut..<secondCut]), to: path)
+      sleep(1)
+      try server.start()
+      try waitFor { try Self.rows(server) == 2000 }
+      // Down again, this time while the shipper is in the middle of catching up.
+      try server.stop()
+      try appendBytes(Array(bytes[secondCut...]), to: path)
+      usleep(300_000)
+      try server.start()
+      try waitFor { try Self.rows(server) == 3000 }
+      #expect(shipping.stop() == nil)
+      let connection = try PostgresConnection(url: server.url())
+      try expectTable(connection, equals: full)
+      let seen = lock.withLock { events.value }
+      #expect(seen.count >= 4)
+      if case .lost(_, let last) = seen.first {
+        #expect(last == 1000)
+      } else {
+        Issue.record("expected the first event to be .lost, got \(seen)")
+      }
+      #expect(seen.contains { if case .reconnected = $0 { true } else { false } })
+    }
+  }
+
+  @Test func aCatchUpThatCannotReconnectSaysSoAndARerunResumes() throws {
+    try withTemporaryDirectory { directory in
+      let server = try PostgresTestServer()
+      defer { try? server.stop(removing: true) }
+      let path = try makeGeneratedLog(in: directory, count: 2000, seed: "gone")
+      let connection = try PostgresConnection(url: server.url())
+      _ = try MessageStoreSchema.install(on: connection)
+      var batches = 0
+      let reconnection = LogShipper.Reconnection(
+        url: server.url(), giveUpAfter: .seconds(1), firstDelay: .milliseconds(100),
+        longestDelay: .milliseconds(200))
+      let error = thrownPostgresError {
+        _ = try LogShipper(
+          logPath: path, connection: connection, batchSize: 100, reconnection: reconnection
+        ).ship(following: false) { _ in
+          batches += 1
+          if batches == 3 { try? server.stop() }
+        }
+      }
+      guard case .serverGone(_, let attempts, _, _, let last) = error else {
+        Issue.record("expected serverGone, got \(String(describing: error))")
+        return
+      }
+      #expect(attempts >= 3)
+      #expect(last == 300)
+      #expect(error?.description.contains("every event up to seq 300 is in the database") == true)
+      try server.start()
+      let again = try PostgresConnection(url: server.url())
+      #expect(try count(again) == 300)
+      let resumed = try LogShipper(logPath: path, connection: again).ship(following: false)
+      #expect(resumed.shippedEvents == 1700)
+      try expectTable(again, equals: path)
+    }
+  }
+
+  @Test(arguments: [
+    ("plain", "plain"), ("a\\b", "a\\\\b"), ("tab\there", "tab\\there"),
+    ("two\nlines\r", "two\\nlines\\r"), ("", ""),
+  ])
+  func copyTextEscapesBackslashTabAndLineBreaks(value: String, escaped: String) {
+    var row: [UInt8] = []
+    CopyText.append(value, to: &row)
+    #expect(String(decoding: row, as: UTF8.self) == escaped)
+  }
+
+  /// The rows in `messages`, read over a connection of its own (the server restarts).
+  static func rows(_ server: PostgresTestServer) throws -> Int {
+    guard let connection = try? PostgresConnection(url: server.url()) else { return -1 }
+    return try count(connection)
+  }
+}
+
+/// A shipper running `ship(following: true)` on a thread of its own until `stop()`.
+final class FollowingShipper: @unchecked Sendable {
+  // @unchecked: `outcome` is written by the thread before it signals `finished`, and read only
+  // after `finished.wait()`.
+  private let shipper: LogShipper
+  private let finished = DispatchSemaphore(value: 0)
+  private var outcome: (any Error)?
+
+  init(_ shipper: LogShipper) {
+    self.shipper = shipper
+    Thread { [self] in
+      do {
+        _ = try self.shipper.ship(following: true)
+      } catch {
+        outcome = error
+      }
+      finished.signal()
+    }.start()
+  }
+
+  /// Stops the shipper and waits for it; returns what it threw, if anything.
+  func stop() -> (any Error)? {
+    shipper.follower.stop()
+    finished.wait()
+    return outcome
   }
 }
 

@@ -68,6 +68,46 @@ import Testing
     }
   }
 
+  @Test(.enabled(if: PostgresTestServer.isAvailable, "no initdb/pg_ctl here: skipped"))
+  func aShipperWhoseServerStaysAwayGivesUpAfterRetryForWithExit69() throws {
+    try withTemporaryDirectory { directory in
+      let server = try PostgresTestServer()
+      defer { try? server.stop(removing: true) }
+      let log = try RepositoryFiles.copySampleLog(to: directory)
+      let url = server.url()
+      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
+      let errorPath = directory + "/ship.err"
+      FileManager.default.createFile(atPath: errorPath, contents: nil)
+      let process = Process()
+      process.executableURL = ReplayProcess.executable
+      process.arguments = ["ship", "--log", log, "--to", url, "--follow", "--retry-for", "1"]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+      try process.run()
+      let deadline = Date().addingTimeInterval(30)
+      while try server.psql("SELECT count(*) FROM message_store.messages") != "147\n",
+        Date() < deadline
+      {
+        usleep(50_000)
+      }
+      try server.stop()
+      let appended = try ReplayProcess.run([
+        "append", "--log", log, "--stream", "contact-13", "--type", "ContactFavorited", "--data",
+        #"{"id":"13"}"#,
+      ])
+      #expect(appended.status == 0)
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 69)
+      let error = try String(contentsOfFile: errorPath, encoding: .utf8)
+      #expect(error.contains("every event up to seq 147 is in the database; reconnecting"))
+      #expect(error.contains("was lost and could not be made again in "))
+      #expect(error.contains("run the command again once the server is back"))
+      try server.start()
+      let resumed = try ReplayProcess.run(["ship", "--log", log, "--to", url])
+      #expect(resumed.output == "shipped 1 events (up to seq 148) to '\(url)'\n")
+    }
+  }
+
   /// `REPLAY_PG_KILLS` sets how many times the shipper is killed (20 by default).
   @Test(.enabled(if: PostgresTestServer.isAvailable, "no initdb/pg_ctl here: skipped"))
   func aShipperKilledAtRandomInstantsNeitherLosesNorRepeatsAnEvent() throws {
