@@ -736,7 +736,7 @@ public struct ContactUpdated: EventPayload, Hashable {
 /// payload holds no personal data.
 ///
 /// JSON: `{"id"}`.
-public struct ContactErased: EventPayload, Hashable {
+public struct ContactErased: IDPayload, Hashable {
   public static let eventType = "ContactErased"
   public static let schemaVersion = 1
 
@@ -750,17 +750,6 @@ public struct ContactErased: EventPayload, Hashable {
   public var streamName: String { id.streamName }
 
   static let layout = ContactID.idPayloadLayout()
-
-  public func encode(to writer: inout JSONWriter) {
-    ContactID.encodeIDPayload(id.rawValue, to: &writer)
-  }
-
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    id = try ContactID.decodeIDPayload(
-      &cursor, type: Self.self, layout: Self.layout, schemaVersion: schemaVersion, strict: strict)
-  }
 }
 
 extension ContactID {
