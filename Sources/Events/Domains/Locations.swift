@@ -354,12 +354,5 @@ public enum LocationEvent: Sendable, Equatable, Hashable {
   case removed(LocationRemoved)
 
   /// The stream the event belongs to.
-  public var streamName: String {
-    switch self {
-    case .added(let event): event.streamName
-    case .renamed(let event): event.streamName
-    case .moved(let event): event.streamName
-    case .removed(let event): event.streamName
-    }
-  }
+  public var streamName: String { DomainEvent.location(self).streamName }
 }

@@ -351,13 +351,7 @@ public enum ObservationEvent: Sendable, Equatable, Hashable {
   case removed(ObservationRemoved)
 
   /// The stream the event belongs to.
-  public var streamName: String {
-    switch self {
-    case .recorded(let event): event.streamName
-    case .revised(let event): event.streamName
-    case .removed(let event): event.streamName
-    }
-  }
+  public var streamName: String { DomainEvent.observation(self).streamName }
 }
 
 extension JSONCursor {

@@ -340,12 +340,5 @@ public enum USStateEvent: Sendable, Equatable, Hashable {
   case zipCodeRemoved(ZipCodeRemoved)
 
   /// The stream the event belongs to.
-  public var streamName: String {
-    switch self {
-    case .stateAdded(let event): event.streamName
-    case .zipCodeAdded(let event): event.streamName
-    case .zipCodeModified(let event): event.streamName
-    case .zipCodeRemoved(let event): event.streamName
-    }
-  }
+  public var streamName: String { DomainEvent.state(self).streamName }
 }

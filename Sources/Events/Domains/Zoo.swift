@@ -708,11 +708,5 @@ public enum ZooEvent: Sendable, Equatable, Hashable {
   case removed(AnimalRemoved)
 
   /// The stream the event belongs to.
-  public var streamName: String {
-    switch self {
-    case .imported(let event): event.streamName
-    case .inserted(let event): event.streamName
-    case .removed(let event): event.streamName
-    }
-  }
+  public var streamName: String { DomainEvent.zoo(self).streamName }
 }
