@@ -195,19 +195,13 @@ public enum ContactDecider: Decider {
   }
 
   private static func checkName(_ name: String, _ command: ContactCommand) throws(EventsError) {
-    guard DomainText.isBlank(name) else { return }
-    throw EventsError.invalidCommand(
-      command: command.name, field: "name", expected: ContactRecord.nameExpectation,
-      found: DomainText.quoted(name))
+    try command.checkNotBlank(name, field: "name", expected: ContactRecord.nameExpectation)
   }
 
   private static func existing(
     _ id: ContactID, _ state: State
   ) throws(EventsError) -> ContactRecord {
-    guard let record = state.record else {
-      throw EventsError.unknownEntity(kind: .contact, id: id.rawValue)
-    }
-    return record
+    try EntityKind.contact.existing(state.record, id: id.rawValue)
   }
 
   public static func domainEvent(_ event: ContactEvent) -> DomainEvent { .contact(event) }

@@ -337,7 +337,7 @@ public struct ContactAdded: EventPayload, Hashable {
 /// A contact became a favourite.
 ///
 /// JSON: `{"id","source"?}`.
-public struct ContactFavorited: EventPayload, Hashable {
+public struct ContactFavorited: FavoriteTogglePayload, Hashable {
   public static let eventType = "ContactFavorited"
   public static let schemaVersion = 1
 
@@ -350,8 +350,6 @@ public struct ContactFavorited: EventPayload, Hashable {
     self.id = id
     self.source = source
   }
-
-  public var streamName: String { id.streamName }
 
   /// The payload's keys (an unfavourite's too).
   enum Key: String, PayloadKey {
@@ -366,26 +364,12 @@ public struct ContactFavorited: EventPayload, Hashable {
       }
     }
   }
-
-  public func encode(to writer: inout JSONWriter) {
-    id.encodeFavoritePayload(source: source, to: &writer)
-  }
-
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      (id, source) = try ContactID.decodeWithSource(&cursor, type: Self.self, strict: strict)
-    default: throw Self.unsupported(schemaVersion)
-    }
-  }
 }
 
 /// A contact stopped being a favourite.
 ///
 /// JSON: `{"id","source"?}`.
-public struct ContactUnfavorited: EventPayload, Hashable {
+public struct ContactUnfavorited: FavoriteTogglePayload, Hashable {
   public static let eventType = "ContactUnfavorited"
   public static let schemaVersion = 1
 
@@ -399,47 +383,44 @@ public struct ContactUnfavorited: EventPayload, Hashable {
     self.source = source
   }
 
-  public var streamName: String { id.streamName }
-
   /// The same keys as a favourite's.
   typealias Key = ContactFavorited.Key
-
-  public func encode(to writer: inout JSONWriter) {
-    id.encodeFavoritePayload(source: source, to: &writer)
-  }
-
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      (id, source) = try ContactID.decodeWithSource(&cursor, type: Self.self, strict: strict)
-    default: throw Self.unsupported(schemaVersion)
-    }
-  }
 }
 
-extension ContactID {
-  /// Writes `{"id","source"?}`, the shape of both favourite events.
-  func encodeFavoritePayload(source: String?, to writer: inout JSONWriter) {
+/// The payload of both favourite events, `{"id","source"?}`, at schema 1: its codec is written
+/// once here.
+protocol FavoriteTogglePayload: EventPayload {
+  /// The contact's id.
+  var id: ContactID { get }
+  /// The file name or URL whose new version brought the change; `nil` for a user's action.
+  var source: String? { get }
+  /// The toggle of contact `id`.
+  init(id: ContactID, source: String?)
+}
+
+extension FavoriteTogglePayload {
+  public var streamName: String { id.streamName }
+
+  public func encode(to writer: inout JSONWriter) {
     writer.object(ContactFavorited.Key.self) { key, members in
       switch key {
-      case .id: members.add(rawValue)
+      case .id: members.add(id.rawValue)
       case .source: members.add(source)
       }
     }
   }
 
-  /// Decodes `{"id","source"?}`, the shape of both favourite events.
-  static func decodeWithSource(
-    _ cursor: inout JSONCursor, type: any EventPayload.Type, strict: Bool
-  ) throws(EventsError) -> (ContactID, String?) {
-    let (id, source) = try decodeFavoritePayload(
-      &cursor, type: type, strict: strict, readingSource: true)
-    let text = cursor.makeString(id)
-    return (ContactID(unchecked: text), source)
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    guard schemaVersion == Self.schemaVersion else { throw Self.unsupported(schemaVersion) }
+    let (id, source) = try ContactID.decodeFavoritePayload(
+      &cursor, type: Self.self, strict: strict, readingSource: true)
+    self.init(id: ContactID(unchecked: cursor.makeString(id)), source: source)
   }
+}
 
+extension ContactID {
   /// The one decoder of both favourite events' payload, `{"id","source"?}`: where the id lies
   /// (checked as `ContactID.init(_:)` checks it) and, when `readingSource`, the source (else
   /// skipped). Replay's `EventVocabulary.favoriteToggle` uses the id's bytes as they are.
@@ -736,7 +717,7 @@ public struct ContactUpdated: EventPayload, Hashable {
 /// payload holds no personal data.
 ///
 /// JSON: `{"id"}`.
-public struct ContactErased: EventPayload, Hashable {
+public struct ContactErased: IDPayload, Hashable {
   public static let eventType = "ContactErased"
   public static let schemaVersion = 1
 
@@ -750,17 +731,6 @@ public struct ContactErased: EventPayload, Hashable {
   public var streamName: String { id.streamName }
 
   static let layout = ContactID.idPayloadLayout()
-
-  public func encode(to writer: inout JSONWriter) {
-    ContactID.encodeIDPayload(id.rawValue, to: &writer)
-  }
-
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    id = try ContactID.decodeIDPayload(
-      &cursor, type: Self.self, layout: Self.layout, schemaVersion: schemaVersion, strict: strict)
-  }
 }
 
 extension ContactID {
@@ -780,15 +750,7 @@ public enum ContactEvent: Sendable, Equatable, Hashable {
   case erased(ContactErased)
 
   /// The stream the event belongs to.
-  public var streamName: String {
-    switch self {
-    case .added(let event): event.streamName
-    case .updated(let event): event.streamName
-    case .favorited(let event): event.streamName
-    case .unfavorited(let event): event.streamName
-    case .erased(let event): event.streamName
-    }
-  }
+  public var streamName: String { DomainEvent.contact(self).streamName }
 }
 
 extension JSONCursor {

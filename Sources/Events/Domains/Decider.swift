@@ -84,3 +84,25 @@ public struct Decision<Event: Sendable & Equatable>: Sendable, Equatable {
     Decision(events: [], noChangeReason: reason)
   }
 }
+
+extension DomainCommand {
+  /// Throws the error for this command's `field` when `text` is empty or only white space.
+  /// - Parameter expected: what the field must hold, for the message.
+  func checkNotBlank(_ text: String, field: String, expected: String) throws(EventsError) {
+    guard DomainText.isBlank(text) else { return }
+    throw EventsError.invalidCommand(
+      command: name, field: field, expected: expected, found: DomainText.quoted(text))
+  }
+}
+
+extension EntityKind {
+  /// `record`, or the error for a command on entity `id` of this kind when it was never added
+  /// (`record` is `nil`) or was removed.
+  func existing<Record>(
+    _ record: Record?, id: String, isRemoved: Bool = false
+  ) throws(EventsError) -> Record {
+    guard let record else { throw EventsError.unknownEntity(kind: self, id: id) }
+    guard !isRemoved else { throw EventsError.entityRemoved(kind: self, id: id) }
+    return record
+  }
+}

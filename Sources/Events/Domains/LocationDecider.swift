@@ -153,22 +153,13 @@ public enum LocationDecider: Decider {
   }
 
   private static func checkName(_ name: String, _ command: LocationCommand) throws(EventsError) {
-    guard DomainText.isBlank(name) else { return }
-    throw EventsError.invalidCommand(
-      command: command.name, field: "name", expected: LocationRecord.nameExpectation,
-      found: DomainText.quoted(name))
+    try command.checkNotBlank(name, field: "name", expected: LocationRecord.nameExpectation)
   }
 
   private static func existing(
     _ id: LocationID, _ state: State
   ) throws(EventsError) -> LocationRecord {
-    guard let record = state.record else {
-      throw EventsError.unknownEntity(kind: .location, id: id.rawValue)
-    }
-    guard !state.isRemoved else {
-      throw EventsError.entityRemoved(kind: .location, id: id.rawValue)
-    }
-    return record
+    try EntityKind.location.existing(state.record, id: id.rawValue, isRemoved: state.isRemoved)
   }
 
   public static func domainEvent(_ event: LocationEvent) -> DomainEvent { .location(event) }

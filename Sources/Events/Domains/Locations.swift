@@ -142,7 +142,7 @@ public struct LocationRecord: Sendable, Equatable, Hashable {
 /// A location was added (by a user, or imported when `source` is set).
 ///
 /// JSON: `{"id","name","coordinate":{"latitude","longitude"},"source"?}`.
-public struct LocationAdded: EventPayload, Hashable {
+public struct LocationAdded: KeyedPayload, Hashable {
   public static let eventType = "LocationAdded"
   public static let schemaVersion = 1
 
@@ -174,48 +174,39 @@ public struct LocationAdded: EventPayload, Hashable {
     }
   }
 
-  public func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
-      switch key {
-      case .id: members.add(record.id.rawValue)
-      case .name: members.add(record.name)
-      case .coordinate: members.add(record.coordinate)
-      case .source: members.add(source)
-      }
+  func encode(_ key: Key, to members: inout PayloadMembers) {
+    switch key {
+    case .id: members.add(record.id.rawValue)
+    case .name: members.add(record.name)
+    case .coordinate: members.add(record.coordinate)
+    case .source: members.add(source)
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
-      var id: LocationID?
-      var name: String?
-      var coordinate: Coordinate?
-      var source: String?
-      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
-        switch key {
-        case .id: id = try cursor.decodeText(LocationID.self, field, scope)
-        case .name: name = try cursor.decodeTitle(field, scope)
-        case .coordinate: coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
-        case .source: source = try cursor.decodeOptionalString(field, scope)
-        }
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
+    var id: LocationID?
+    var name: String?
+    var coordinate: Coordinate?
+    var source: String?
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .id: id = try cursor.decodeText(LocationID.self, field, scope)
+      case .name: name = try cursor.decodeTitle(field, scope)
+      case .coordinate: coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
+      case .source: source = try cursor.decodeOptionalString(field, scope)
       }
-      record = LocationRecord(
-        id: try scope.required(id, Key.id), name: try scope.required(name, Key.name),
-        coordinate: try scope.required(coordinate, Key.coordinate))
-      self.source = source
-    default: throw Self.unsupported(schemaVersion)
     }
+    record = LocationRecord(
+      id: try scope.required(id, Key.id), name: try scope.required(name, Key.name),
+      coordinate: try scope.required(coordinate, Key.coordinate))
+    self.source = source
   }
 }
 
 /// A location got a new name.
 ///
 /// JSON: `{"id","name","source"?}`.
-public struct LocationRenamed: EventPayload, Hashable {
+public struct LocationRenamed: KeyedPayload, Hashable {
   public static let eventType = "LocationRenamed"
   public static let schemaVersion = 1
 
@@ -249,44 +240,35 @@ public struct LocationRenamed: EventPayload, Hashable {
     }
   }
 
-  public func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
-      switch key {
-      case .id: members.add(id.rawValue)
-      case .name: members.add(name)
-      case .source: members.add(source)
-      }
+  func encode(_ key: Key, to members: inout PayloadMembers) {
+    switch key {
+    case .id: members.add(id.rawValue)
+    case .name: members.add(name)
+    case .source: members.add(source)
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
-      var id: LocationID?
-      var name: String?
-      var source: String?
-      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
-        switch key {
-        case .id: id = try cursor.decodeText(LocationID.self, field, scope)
-        case .name: name = try cursor.decodeTitle(field, scope)
-        case .source: source = try cursor.decodeOptionalString(field, scope)
-        }
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
+    var id: LocationID?
+    var name: String?
+    var source: String?
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .id: id = try cursor.decodeText(LocationID.self, field, scope)
+      case .name: name = try cursor.decodeTitle(field, scope)
+      case .source: source = try cursor.decodeOptionalString(field, scope)
       }
-      self.id = try scope.required(id, Key.id)
-      self.name = try scope.required(name, Key.name)
-      self.source = source
-    default: throw Self.unsupported(schemaVersion)
     }
+    self.id = try scope.required(id, Key.id)
+    self.name = try scope.required(name, Key.name)
+    self.source = source
   }
 }
 
 /// A location moved to a new point.
 ///
 /// JSON: `{"id","coordinate":{"latitude","longitude"},"source"?}`.
-public struct LocationMoved: EventPayload, Hashable {
+public struct LocationMoved: KeyedPayload, Hashable {
   public static let eventType = "LocationMoved"
   public static let schemaVersion = 1
 
@@ -320,44 +302,35 @@ public struct LocationMoved: EventPayload, Hashable {
     }
   }
 
-  public func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
-      switch key {
-      case .id: members.add(id.rawValue)
-      case .coordinate: members.add(coordinate)
-      case .source: members.add(source)
-      }
+  func encode(_ key: Key, to members: inout PayloadMembers) {
+    switch key {
+    case .id: members.add(id.rawValue)
+    case .coordinate: members.add(coordinate)
+    case .source: members.add(source)
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
-      var id: LocationID?
-      var coordinate: Coordinate?
-      var source: String?
-      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
-        switch key {
-        case .id: id = try cursor.decodeText(LocationID.self, field, scope)
-        case .coordinate: coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
-        case .source: source = try cursor.decodeOptionalString(field, scope)
-        }
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
+    var id: LocationID?
+    var coordinate: Coordinate?
+    var source: String?
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .id: id = try cursor.decodeText(LocationID.self, field, scope)
+      case .coordinate: coordinate = try cursor.decodeComponent(Coordinate.self, field, scope)
+      case .source: source = try cursor.decodeOptionalString(field, scope)
       }
-      self.id = try scope.required(id, Key.id)
-      self.coordinate = try scope.required(coordinate, Key.coordinate)
-      self.source = source
-    default: throw Self.unsupported(schemaVersion)
     }
+    self.id = try scope.required(id, Key.id)
+    self.coordinate = try scope.required(coordinate, Key.coordinate)
+    self.source = source
   }
 }
 
 /// A location was removed.
 ///
 /// JSON: `{"id"}`.
-public struct LocationRemoved: EventPayload, Hashable {
+public struct LocationRemoved: IDPayload, Hashable {
   public static let eventType = "LocationRemoved"
   public static let schemaVersion = 1
 
@@ -371,17 +344,6 @@ public struct LocationRemoved: EventPayload, Hashable {
   public var streamName: String { id.streamName }
 
   static let layout = LocationID.idPayloadLayout()
-
-  public func encode(to writer: inout JSONWriter) {
-    LocationID.encodeIDPayload(id.rawValue, to: &writer)
-  }
-
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    id = try LocationID.decodeIDPayload(
-      &cursor, type: Self.self, layout: Self.layout, schemaVersion: schemaVersion, strict: strict)
-  }
 }
 
 /// The locations domain's events.
@@ -392,12 +354,5 @@ public enum LocationEvent: Sendable, Equatable, Hashable {
   case removed(LocationRemoved)
 
   /// The stream the event belongs to.
-  public var streamName: String {
-    switch self {
-    case .added(let event): event.streamName
-    case .renamed(let event): event.streamName
-    case .moved(let event): event.streamName
-    case .removed(let event): event.streamName
-    }
-  }
+  public var streamName: String { DomainEvent.location(self).streamName }
 }

@@ -138,22 +138,14 @@ public enum ObservationDecider: Decider {
   private static func checkTitle(
     _ title: String, _ command: ObservationCommand
   ) throws(EventsError) {
-    guard DomainText.isBlank(title) else { return }
-    throw EventsError.invalidCommand(
-      command: command.name, field: "title", expected: ObservationRecord.titleExpectation,
-      found: DomainText.quoted(title))
+    try command.checkNotBlank(title, field: "title", expected: ObservationRecord.titleExpectation)
   }
 
   private static func existing(
     _ id: ObservationID, _ state: State
   ) throws(EventsError) -> ObservationRecord {
-    guard let record = state.record else {
-      throw EventsError.unknownEntity(kind: .observation, id: id.rawValue)
-    }
-    guard !state.isRemoved else {
-      throw EventsError.entityRemoved(kind: .observation, id: id.rawValue)
-    }
-    return record
+    try EntityKind.observation.existing(
+      state.record, id: id.rawValue, isRemoved: state.isRemoved)
   }
 
   public static func domainEvent(_ event: ObservationEvent) -> DomainEvent { .observation(event) }

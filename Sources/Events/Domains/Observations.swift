@@ -153,7 +153,7 @@ public struct ObservationRecord: Sendable, Equatable, Hashable {
 /// An observation was recorded (by a user, or imported when `source` is set).
 ///
 /// JSON: `{"id","classification","title","description","date","source"?}`.
-public struct ObservationRecorded: EventPayload, Hashable {
+public struct ObservationRecorded: KeyedPayload, Hashable {
   public static let eventType = "ObservationRecorded"
   public static let schemaVersion = 1
 
@@ -190,30 +190,18 @@ public struct ObservationRecorded: EventPayload, Hashable {
     }
   }
 
-  public func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
-      switch key {
-      case .id: members.add(id.rawValue)
-      case .classification: members.add(record.classification.rawValue)
-      case .title: members.add(record.title)
-      case .description: members.add(record.description)
-      case .date: members.add(record.date)
-      case .source: members.add(source)
-      }
+  func encode(_ key: Key, to members: inout PayloadMembers) {
+    switch key {
+    case .id: members.add(id.rawValue)
+    case .classification: members.add(record.classification.rawValue)
+    case .title: members.add(record.title)
+    case .description: members.add(record.description)
+    case .date: members.add(record.date)
+    case .source: members.add(source)
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1: self = try Self(version1: &cursor, strict: strict)
-    default: throw Self.unsupported(schemaVersion)
-    }
-  }
-
-  private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
     var id: ObservationID?
     var classification: Classification?
     var title: String?
@@ -244,7 +232,7 @@ public struct ObservationRecorded: EventPayload, Hashable {
 /// An observation's fields changed; only the changed ones are set.
 ///
 /// JSON: `{"id","classification"?,"title"?,"description"?,"date"?,"source"?}`.
-public struct ObservationRevised: EventPayload, Hashable {
+public struct ObservationRevised: KeyedPayload, Hashable {
   public static let eventType = "ObservationRevised"
   public static let schemaVersion = 1
 
@@ -307,30 +295,18 @@ public struct ObservationRevised: EventPayload, Hashable {
   /// The same keys, with the same expectations, as a recording's.
   typealias Key = ObservationRecorded.Key
 
-  public func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
-      switch key {
-      case .id: members.add(id.rawValue)
-      case .classification: members.add(classification?.rawValue)
-      case .title: members.add(title)
-      case .description: members.add(description)
-      case .date: members.add(date)
-      case .source: members.add(source)
-      }
+  func encode(_ key: Key, to members: inout PayloadMembers) {
+    switch key {
+    case .id: members.add(id.rawValue)
+    case .classification: members.add(classification?.rawValue)
+    case .title: members.add(title)
+    case .description: members.add(description)
+    case .date: members.add(date)
+    case .source: members.add(source)
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1: self = try Self(version1: &cursor, strict: strict)
-    default: throw Self.unsupported(schemaVersion)
-    }
-  }
-
-  private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
-    let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
     var id: ObservationID?
     var revision = ObservationRevised(id: ObservationID(unchecked: ""))
     try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
@@ -352,7 +328,7 @@ public struct ObservationRevised: EventPayload, Hashable {
 /// An observation was removed.
 ///
 /// JSON: `{"id"}`.
-public struct ObservationRemoved: EventPayload, Hashable {
+public struct ObservationRemoved: IDPayload, Hashable {
   public static let eventType = "ObservationRemoved"
   public static let schemaVersion = 1
 
@@ -366,17 +342,6 @@ public struct ObservationRemoved: EventPayload, Hashable {
   public var streamName: String { id.streamName }
 
   static let layout = ObservationID.idPayloadLayout()
-
-  public func encode(to writer: inout JSONWriter) {
-    ObservationID.encodeIDPayload(id.rawValue, to: &writer)
-  }
-
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    id = try ObservationID.decodeIDPayload(
-      &cursor, type: Self.self, layout: Self.layout, schemaVersion: schemaVersion, strict: strict)
-  }
 }
 
 /// The field survey's events.
@@ -386,13 +351,7 @@ public enum ObservationEvent: Sendable, Equatable, Hashable {
   case removed(ObservationRemoved)
 
   /// The stream the event belongs to.
-  public var streamName: String {
-    switch self {
-    case .recorded(let event): event.streamName
-    case .revised(let event): event.streamName
-    case .removed(let event): event.streamName
-    }
-  }
+  public var streamName: String { DomainEvent.observation(self).streamName }
 }
 
 extension JSONCursor {

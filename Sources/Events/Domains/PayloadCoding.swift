@@ -127,6 +127,34 @@ extension PayloadText {
   }
 }
 
+/// A payload that holds only its entity's id, `{"id"}` (the removals and `ContactErased`), at
+/// schema 1: its codec is written once here, on top of `PayloadText`'s.
+protocol IDPayload: EventPayload {
+  /// The entity's id type.
+  associatedtype ID: PayloadText & UTF8Identifier
+  /// The entity's id.
+  var id: ID { get }
+  /// The payload of entity `id`.
+  init(id: ID)
+  /// `ID.idPayloadLayout()`, made once.
+  static var layout: PayloadLayout { get }
+}
+
+extension IDPayload {
+  public func encode(to writer: inout JSONWriter) {
+    ID.encodeIDPayload(id.rawValue, to: &writer)
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    self.init(
+      id: try ID.decodeIDPayload(
+        &cursor, type: Self.self, layout: Self.layout, schemaVersion: schemaVersion,
+        strict: strict))
+  }
+}
+
 /// The keys of the payloads that hold only their entity's id, `{"id"}`: each payload's layout
 /// (`PayloadText.idPayloadLayout()`) says what its id must be.
 enum IDPayloadKey: String, PayloadKey {
@@ -149,6 +177,35 @@ protocol PayloadComponent: Sendable, Equatable {
   init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError)
   /// Writes the object.
   func encode(to writer: inout JSONWriter)
+}
+
+/// A payload of one schema version whose object's members are its `Key`'s cases, in order.
+///
+/// The object and the schema-version check are written once here: a payload writes each
+/// member (`encode(_:to:)`, an exhaustive switch over `Key`) and reads its object
+/// (`init(decoding:scope:)`, with a scope made from `Key`), so that its keys are spelled only in
+/// its enum.
+protocol KeyedPayload: EventPayload {
+  /// The object's keys in the order `encode(to:)` writes them.
+  associatedtype Key: PayloadKey
+  /// Writes the member `key` (`members.add`), or leaves it out (`members.skip()`).
+  func encode(_ key: Key, to members: inout PayloadMembers)
+  /// Reads the payload object at `cursor`, written with the type's one schema version.
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError)
+}
+
+extension KeyedPayload {
+  public func encode(to writer: inout JSONWriter) {
+    writer.object(Key.self) { key, members in encode(key, to: &members) }
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    guard schemaVersion == Self.schemaVersion else { throw Self.unsupported(schemaVersion) }
+    try self.init(
+      decoding: &cursor, scope: PayloadScope(type: Self.self, keys: Key.self, strict: strict))
+  }
 }
 
 // MARK: - Layouts and scopes

@@ -104,7 +104,7 @@ extension StateName: PayloadIdentifier {}
 /// A state was added (by a user, or imported when `source` is set).
 ///
 /// JSON: `{"state","source"?}`.
-public struct StateAdded: EventPayload, Hashable {
+public struct StateAdded: KeyedPayload, Hashable {
   public static let eventType = "StateAdded"
   public static let schemaVersion = 1
 
@@ -134,40 +134,31 @@ public struct StateAdded: EventPayload, Hashable {
     }
   }
 
-  public func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
-      switch key {
-      case .state: members.add(state.rawValue)
-      case .source: members.add(source)
-      }
+  func encode(_ key: Key, to members: inout PayloadMembers) {
+    switch key {
+    case .state: members.add(state.rawValue)
+    case .source: members.add(source)
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
-      var state: StateName?
-      var source: String?
-      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
-        switch key {
-        case .state: state = try cursor.decodeText(StateName.self, field, scope)
-        case .source: source = try cursor.decodeOptionalString(field, scope)
-        }
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
+    var state: StateName?
+    var source: String?
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .state: state = try cursor.decodeText(StateName.self, field, scope)
+      case .source: source = try cursor.decodeOptionalString(field, scope)
       }
-      self.state = try scope.required(state, Key.state)
-      self.source = source
-    default: throw Self.unsupported(schemaVersion)
     }
+    self.state = try scope.required(state, Key.state)
+    self.source = source
   }
 }
 
 /// A zip code was appended to a state's list (by a user, or imported when `source` is set).
 ///
 /// JSON: `{"state","zipCode","source"?}`.
-public struct ZipCodeAdded: EventPayload, Hashable {
+public struct ZipCodeAdded: KeyedPayload, Hashable {
   public static let eventType = "ZipCodeAdded"
   public static let schemaVersion = 1
 
@@ -201,44 +192,35 @@ public struct ZipCodeAdded: EventPayload, Hashable {
     }
   }
 
-  public func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
-      switch key {
-      case .state: members.add(state.rawValue)
-      case .zipCode: members.add(zipCode.rawValue)
-      case .source: members.add(source)
-      }
+  func encode(_ key: Key, to members: inout PayloadMembers) {
+    switch key {
+    case .state: members.add(state.rawValue)
+    case .zipCode: members.add(zipCode.rawValue)
+    case .source: members.add(source)
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
-      var state: StateName?
-      var zipCode: ZipCode?
-      var source: String?
-      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
-        switch key {
-        case .state: state = try cursor.decodeText(StateName.self, field, scope)
-        case .zipCode: zipCode = try cursor.decodeText(ZipCode.self, field, scope)
-        case .source: source = try cursor.decodeOptionalString(field, scope)
-        }
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
+    var state: StateName?
+    var zipCode: ZipCode?
+    var source: String?
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .state: state = try cursor.decodeText(StateName.self, field, scope)
+      case .zipCode: zipCode = try cursor.decodeText(ZipCode.self, field, scope)
+      case .source: source = try cursor.decodeOptionalString(field, scope)
       }
-      self.state = try scope.required(state, Key.state)
-      self.zipCode = try scope.required(zipCode, Key.zipCode)
-      self.source = source
-    default: throw Self.unsupported(schemaVersion)
     }
+    self.state = try scope.required(state, Key.state)
+    self.zipCode = try scope.required(zipCode, Key.zipCode)
+    self.source = source
   }
 }
 
 /// A zip code of a state was changed into another, keeping its place in the list.
 ///
 /// JSON: `{"state","from","to"}`.
-public struct ZipCodeModified: EventPayload, Hashable {
+public struct ZipCodeModified: KeyedPayload, Hashable {
   public static let eventType = "ZipCodeModified"
   public static let schemaVersion = 1
 
@@ -271,44 +253,35 @@ public struct ZipCodeModified: EventPayload, Hashable {
     }
   }
 
-  public func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
-      switch key {
-      case .state: members.add(state.rawValue)
-      case .from: members.add(from.rawValue)
-      case .to: members.add(to.rawValue)
-      }
+  func encode(_ key: Key, to members: inout PayloadMembers) {
+    switch key {
+    case .state: members.add(state.rawValue)
+    case .from: members.add(from.rawValue)
+    case .to: members.add(to.rawValue)
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
-      var state: StateName?
-      var from: ZipCode?
-      var to: ZipCode?
-      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
-        switch key {
-        case .state: state = try cursor.decodeText(StateName.self, field, scope)
-        case .from: from = try cursor.decodeText(ZipCode.self, field, scope)
-        case .to: to = try cursor.decodeText(ZipCode.self, field, scope)
-        }
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
+    var state: StateName?
+    var from: ZipCode?
+    var to: ZipCode?
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .state: state = try cursor.decodeText(StateName.self, field, scope)
+      case .from: from = try cursor.decodeText(ZipCode.self, field, scope)
+      case .to: to = try cursor.decodeText(ZipCode.self, field, scope)
       }
-      self.state = try scope.required(state, Key.state)
-      self.from = try scope.required(from, Key.from)
-      self.to = try scope.required(to, Key.to)
-    default: throw Self.unsupported(schemaVersion)
     }
+    self.state = try scope.required(state, Key.state)
+    self.from = try scope.required(from, Key.from)
+    self.to = try scope.required(to, Key.to)
   }
 }
 
 /// A zip code was removed from a state's list.
 ///
 /// JSON: `{"state","zipCode"}`.
-public struct ZipCodeRemoved: EventPayload, Hashable {
+public struct ZipCodeRemoved: KeyedPayload, Hashable {
   public static let eventType = "ZipCodeRemoved"
   public static let schemaVersion = 1
 
@@ -338,33 +311,24 @@ public struct ZipCodeRemoved: EventPayload, Hashable {
     }
   }
 
-  public func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
-      switch key {
-      case .state: members.add(state.rawValue)
-      case .zipCode: members.add(zipCode.rawValue)
-      }
+  func encode(_ key: Key, to members: inout PayloadMembers) {
+    switch key {
+    case .state: members.add(state.rawValue)
+    case .zipCode: members.add(zipCode.rawValue)
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
-      var state: StateName?
-      var zipCode: ZipCode?
-      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
-        switch key {
-        case .state: state = try cursor.decodeText(StateName.self, field, scope)
-        case .zipCode: zipCode = try cursor.decodeText(ZipCode.self, field, scope)
-        }
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
+    var state: StateName?
+    var zipCode: ZipCode?
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .state: state = try cursor.decodeText(StateName.self, field, scope)
+      case .zipCode: zipCode = try cursor.decodeText(ZipCode.self, field, scope)
       }
-      self.state = try scope.required(state, Key.state)
-      self.zipCode = try scope.required(zipCode, Key.zipCode)
-    default: throw Self.unsupported(schemaVersion)
     }
+    self.state = try scope.required(state, Key.state)
+    self.zipCode = try scope.required(zipCode, Key.zipCode)
   }
 }
 
@@ -376,12 +340,5 @@ public enum USStateEvent: Sendable, Equatable, Hashable {
   case zipCodeRemoved(ZipCodeRemoved)
 
   /// The stream the event belongs to.
-  public var streamName: String {
-    switch self {
-    case .stateAdded(let event): event.streamName
-    case .zipCodeAdded(let event): event.streamName
-    case .zipCodeModified(let event): event.streamName
-    case .zipCodeRemoved(let event): event.streamName
-    }
-  }
+  public var streamName: String { DomainEvent.state(self).streamName }
 }

@@ -156,9 +156,7 @@ public enum USStateDecider: Decider {
   }
 
   private static func checkExists(_ name: StateName, _ state: State) throws(EventsError) {
-    guard state.name != nil else {
-      throw EventsError.unknownEntity(kind: .state, id: name.rawValue)
-    }
+    _ = try EntityKind.state.existing(state.name, id: name.rawValue)
   }
 
   public static func domainEvent(_ event: USStateEvent) -> DomainEvent { .state(event) }

@@ -609,7 +609,7 @@ public struct AnimalImported: EventPayload, Hashable {
 /// The user inserted an animal.
 ///
 /// JSON: `{"id","name","description","picturePath"?}`.
-public struct AnimalInserted: EventPayload, Hashable {
+public struct AnimalInserted: KeyedPayload, Hashable {
   public static let eventType = "AnimalInserted"
   public static let schemaVersion = 1
 
@@ -650,51 +650,42 @@ public struct AnimalInserted: EventPayload, Hashable {
     }
   }
 
-  public func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
-      switch key {
-      case .id: members.add(id.rawValue)
-      case .name: members.add(name)
-      case .description: members.add(description)
-      case .picturePath: members.add(picturePath)
-      }
+  func encode(_ key: Key, to members: inout PayloadMembers) {
+    switch key {
+    case .id: members.add(id.rawValue)
+    case .name: members.add(name)
+    case .description: members.add(description)
+    case .picturePath: members.add(picturePath)
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1:
-      let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
-      var id: AnimalID?
-      var name: String?
-      var description: String?
-      var picturePath: String?
-      try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
-        switch key {
-        case .id:
-          let value = try cursor.decodeText(AnimalID.self, field, scope)
-          guard value.isInserted else { throw scope.invalid(field, found: "'\(value)'") }
-          id = value
-        case .name: name = try cursor.decodeTitle(field, scope)
-        case .description: description = try cursor.decodeString(field, scope)
-        case .picturePath: picturePath = try cursor.decodeOptionalString(field, scope)
-        }
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
+    var id: AnimalID?
+    var name: String?
+    var description: String?
+    var picturePath: String?
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      switch key {
+      case .id:
+        let value = try cursor.decodeText(AnimalID.self, field, scope)
+        guard value.isInserted else { throw scope.invalid(field, found: "'\(value)'") }
+        id = value
+      case .name: name = try cursor.decodeTitle(field, scope)
+      case .description: description = try cursor.decodeString(field, scope)
+      case .picturePath: picturePath = try cursor.decodeOptionalString(field, scope)
       }
-      self.id = try scope.required(id, Key.id)
-      self.name = try scope.required(name, Key.name)
-      self.description = try scope.required(description, Key.description)
-      self.picturePath = picturePath
-    default: throw Self.unsupported(schemaVersion)
     }
+    self.id = try scope.required(id, Key.id)
+    self.name = try scope.required(name, Key.name)
+    self.description = try scope.required(description, Key.description)
+    self.picturePath = picturePath
   }
 }
 
 /// An animal, imported or inserted, was removed.
 ///
 /// JSON: `{"id"}`.
-public struct AnimalRemoved: EventPayload, Hashable {
+public struct AnimalRemoved: IDPayload, Hashable {
   public static let eventType = "AnimalRemoved"
   public static let schemaVersion = 1
 
@@ -708,17 +699,6 @@ public struct AnimalRemoved: EventPayload, Hashable {
   public var streamName: String { id.streamName }
 
   static let layout = AnimalID.idPayloadLayout()
-
-  public func encode(to writer: inout JSONWriter) {
-    AnimalID.encodeIDPayload(id.rawValue, to: &writer)
-  }
-
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    id = try AnimalID.decodeIDPayload(
-      &cursor, type: Self.self, layout: Self.layout, schemaVersion: schemaVersion, strict: strict)
-  }
 }
 
 /// The zoo domain's events.
@@ -728,11 +708,5 @@ public enum ZooEvent: Sendable, Equatable, Hashable {
   case removed(AnimalRemoved)
 
   /// The stream the event belongs to.
-  public var streamName: String {
-    switch self {
-    case .imported(let event): event.streamName
-    case .inserted(let event): event.streamName
-    case .removed(let event): event.streamName
-    }
-  }
+  public var streamName: String { DomainEvent.zoo(self).streamName }
 }

@@ -79,11 +79,8 @@ public enum ZooDecider: Decider {
           command: command.name, field: "id", expected: AnimalInserted.insertedExpectation,
           found: "'\(id)'")
       }
-      guard !DomainText.isBlank(name) else {
-        throw EventsError.invalidCommand(
-          command: command.name, field: "name",
-          expected: "a name that is not empty or only white space", found: DomainText.quoted(name))
-      }
+      try command.checkNotBlank(
+        name, field: "name", expected: "a name that is not empty or only white space")
       let path = picturePath.flatMap { $0.isEmpty ? nil : $0 }
       let inserted = AnimalInserted(
         id: id, name: name, description: description, picturePath: path)

@@ -161,17 +161,11 @@ public struct AnimalCatalog: ReadModel {
   // MARK: Entries
 
   public var entries: [EntityKey: ReadModelEntry] {
-    var entries: [EntityKey: ReadModelEntry] = [:]
-    entries.reserveCapacity(table.count)
-    for (id, stored) in zip(table.keys, table.values) {
-      entries[EntityKey(id.rawValue)] = Self.entry(stored.animal)
-    }
-    return entries
+    table.entries { Self.entry(table.value(at: $0).animal) }
   }
 
   public func entry(forID id: String) -> ReadModelEntry? {
-    guard let id = try? AnimalID(id), let stored = table[id] else { return nil }
-    return Self.entry(stored.animal)
+    table.value(forID: id, AnimalID.init).map { Self.entry($0.animal) }
   }
 
   private static func entry(_ animal: Animal) -> ReadModelEntry {
@@ -195,9 +189,7 @@ public struct AnimalCatalog: ReadModel {
   // MARK: Checkpoint
 
   public func write(to writer: inout BinaryWriter) {
-    writer.writeCount(table.count)
-    for (id, stored) in zip(table.keys, table.values) {
-      writer.writeString(id.rawValue)
+    table.write(to: &writer) { stored, writer in
       writer.writeInteger(stored.place)
       let animal = stored.animal
       writer.writeString(animal.name)
@@ -241,8 +233,7 @@ public struct AnimalCatalog: ReadModel {
       // Checked and skipped: the animal without its text stands in until it is read.
       let skipped = try Self.readAnimal(id: id, from: &reader, building: false)
       guard table.appendStored(id, placeholder: skipped, offset: animalStart) else {
-        throw reader.invalid(
-          "an animal id", expected: "each id once", found: "'\(id)' again", at: start)
+        throw reader.repeated("an animal id", id, at: start)
       }
     }
   }

@@ -202,12 +202,7 @@ public struct ContactList: ReadModel {
   // MARK: Entries
 
   public var entries: [EntityKey: ReadModelEntry] {
-    var entries: [EntityKey: ReadModelEntry] = [:]
-    entries.reserveCapacity(table.count)
-    for (position, id) in table.keys.enumerated() {
-      entries[EntityKey(id.rawValue)] = Self.entry(record(at: position))
-    }
-    return entries
+    table.entries { Self.entry(record(at: $0)) }
   }
 
   public func entry(forID id: String) -> ReadModelEntry? {
@@ -479,16 +474,14 @@ public struct ContactList: ReadModel {
       }
       if let erasedRecord {
         guard table.appendDecoded(id, erasedRecord) else {
-          throw reader.invalid(
-            "a contact id", expected: "each id once", found: "'\(id)' again", at: start)
+          throw reader.repeated("a contact id", id, at: start)
         }
         keyID = 0
       } else {
         let stand = placeholder ?? ContactRecord(id: id, name: "")
         placeholder = stand
         guard table.appendStored(id, placeholder: stand, offset: recordStart) else {
-          throw reader.invalid(
-            "a contact id", expected: "each id once", found: "'\(id)' again", at: start)
+          throw reader.repeated("a contact id", id, at: start)
         }
       }
       favoriteFlags.append(isFavorite)

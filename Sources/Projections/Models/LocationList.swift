@@ -117,17 +117,11 @@ public struct LocationList: ReadModel {
   // MARK: Entries
 
   public var entries: [EntityKey: ReadModelEntry] {
-    var entries: [EntityKey: ReadModelEntry] = [:]
-    entries.reserveCapacity(table.count)
-    for (id, record) in zip(table.keys, table.values) {
-      entries[EntityKey(id.rawValue)] = Self.entry(record)
-    }
-    return entries
+    table.entries { Self.entry(table.value(at: $0)) }
   }
 
   public func entry(forID id: String) -> ReadModelEntry? {
-    guard let id = try? LocationID(id), let record = table[id] else { return nil }
-    return Self.entry(record)
+    table.value(forID: id, LocationID.init).map(Self.entry)
   }
 
   private static func entry(_ record: LocationRecord) -> ReadModelEntry {
@@ -144,9 +138,7 @@ public struct LocationList: ReadModel {
   // MARK: Checkpoint
 
   public func write(to writer: inout BinaryWriter) {
-    writer.writeCount(table.count)
-    for (id, record) in zip(table.keys, table.values) {
-      writer.writeString(id.rawValue)
+    table.write(to: &writer) { record, writer in
       writer.writeString(record.name)
       writer.writeDouble(record.coordinate.latitude)
       writer.writeDouble(record.coordinate.longitude)
@@ -173,8 +165,7 @@ public struct LocationList: ReadModel {
       }
       let record = LocationRecord(id: id, name: name, coordinate: coordinate)
       guard table.appendDecoded(id, record) else {
-        throw reader.invalid(
-          "a location id", expected: "each id once", found: "'\(id)' again", at: start)
+        throw reader.repeated("a location id", id, at: start)
       }
     }
   }

@@ -133,17 +133,11 @@ public struct ObservationList: ReadModel {
   // MARK: Entries
 
   public var entries: [EntityKey: ReadModelEntry] {
-    var entries: [EntityKey: ReadModelEntry] = [:]
-    entries.reserveCapacity(table.count)
-    for (id, record) in zip(table.keys, table.values) {
-      entries[EntityKey(id.rawValue)] = Self.entry(record)
-    }
-    return entries
+    table.entries { Self.entry(table.value(at: $0)) }
   }
 
   public func entry(forID id: String) -> ReadModelEntry? {
-    guard let id = try? ObservationID(id), let record = table[id] else { return nil }
-    return Self.entry(record)
+    table.value(forID: id, ObservationID.init).map(Self.entry)
   }
 
   private static func entry(_ record: ObservationRecord) -> ReadModelEntry {
@@ -163,9 +157,7 @@ public struct ObservationList: ReadModel {
   private static let classifications = Classification.allCases
 
   public func write(to writer: inout BinaryWriter) {
-    writer.writeCount(table.count)
-    for (id, record) in zip(table.keys, table.values) {
-      writer.writeString(id.rawValue)
+    table.write(to: &writer) { record, writer in
       let index = Self.classifications.firstIndex(of: record.classification) ?? 0
       writer.writeInteger(UInt8(index))
       writer.writeString(record.title)
@@ -191,8 +183,7 @@ public struct ObservationList: ReadModel {
       // Checked and skipped: the record without its text stands in until it is read.
       let skipped = try Self.readRecord(id: id, from: &reader, building: false)
       guard table.appendStored(id, placeholder: skipped, offset: recordStart) else {
-        throw reader.invalid(
-          "an observation id", expected: "each id once", found: "'\(id)' again", at: start)
+        throw reader.repeated("an observation id", id, at: start)
       }
     }
   }

@@ -90,17 +90,11 @@ public struct ZipCodeList: ReadModel {
   // MARK: Entries
 
   public var entries: [EntityKey: ReadModelEntry] {
-    var entries: [EntityKey: ReadModelEntry] = [:]
-    entries.reserveCapacity(table.count)
-    for (name, zipCodes) in zip(table.keys, table.values) {
-      entries[EntityKey(name.rawValue)] = Self.entry(zipCodes)
-    }
-    return entries
+    table.entries { Self.entry(table.value(at: $0)) }
   }
 
   public func entry(forID id: String) -> ReadModelEntry? {
-    guard let name = try? StateName(id), let zipCodes = table[name] else { return nil }
-    return Self.entry(zipCodes)
+    table.value(forID: id, StateName.init).map(Self.entry)
   }
 
   private static func entry(_ zipCodes: ZipCodeSequence) -> ReadModelEntry {
@@ -118,9 +112,7 @@ public struct ZipCodeList: ReadModel {
   // MARK: Checkpoint
 
   public func write(to writer: inout BinaryWriter) {
-    writer.writeCount(table.count)
-    for (name, zipCodes) in zip(table.keys, table.values) {
-      writer.writeString(name.rawValue)
+    table.write(to: &writer) { zipCodes, writer in
       writer.writeCount(zipCodes.count)
       for zipCode in zipCodes.inOrder { writer.writeString(zipCode.rawValue) }
     }
@@ -138,14 +130,12 @@ public struct ZipCodeList: ReadModel {
         let zipOffset = reader.offset
         let zipCode = try reader.readIdentifier(ZipCode.init, "a zip code")
         guard zipCodes.append(zipCode) else {
-          throw reader.invalid(
-            "state '\(name)' zip codes", expected: "each zip code once",
-            found: "'\(zipCode)' again", at: zipOffset)
+          throw reader.repeated(
+            "state '\(name)' zip codes", zipCode, expected: "each zip code once", at: zipOffset)
         }
       }
       guard table.appendDecoded(name, zipCodes) else {
-        throw reader.invalid(
-          "a state name", expected: "each state once", found: "'\(name)' again", at: start)
+        throw reader.repeated("a state name", name, expected: "each state once", at: start)
       }
     }
   }
