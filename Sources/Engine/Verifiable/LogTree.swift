@@ -139,7 +139,7 @@ public final class LogTree {
   /// Reads the lines after what the tree covers and adds them. Returns whether any were.
   private func catchUp() throws -> Bool {
     var added = false
-    for run in try quickLeafRuns() where run.count > 0 {
+    try quickCatchUp { run in
       add(run)
       added = true
     }
