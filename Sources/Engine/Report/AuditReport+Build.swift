@@ -72,8 +72,9 @@ extension AuditReport {
     integrity.byteCount = FileManager.default.fileSize(atPath: reader.path)
     integrity.digest = try scan.digest(from: hasher, reader: reader)
     if let size = integrity.digest?.sequence {
-      // From `<log>.tree`, caught up (and saved where the folder allows) as `replay head` does.
-      let tree = try LogTree.open(reader)
+      // From `<log>.tree` when there is one, caught up in memory: the report writes its page
+      // and nothing beside the log.
+      let tree = try LogTree.open(reader, saving: false)
       integrity.treeHead = TreeHead(size: size, root: try tree.root(size: size))
     }
     integrity.quarantined = Quarantine.entries(forLog: reader.path)

@@ -40,26 +40,40 @@ extension LogTree {
     var count: Int64 { Int64(hashes.count / MerkleTree.hashByteCount) }
   }
 
-  /// The leaf hashes of the committed lines from the tree's end, as far as they pass the quick
-  /// checks: one run, or two that follow each other.
-  func quickLeafRuns() throws -> [LeafRun] {
+  /// Log bytes hashed before their leaves are added to the tree: a bound on the leaf hashes
+  /// held at once (32 bytes a line, about 7 MB for 64 MiB of lines), whatever the log's size.
+  static let segmentSize: Int64 = 64 << 20
+
+  /// Hands `add` the leaf hashes of the committed lines from the tree's end, a segment at a
+  /// time, as far as they pass the quick checks; `add` extends the tree, so each segment starts
+  /// where the tree then ends.
+  func quickCatchUp(_ add: (LeafRun) -> Void) throws {
     let log = try FileDescriptor.open(logPath, .readOnly)
     defer { log.close() }
     let end = try LogTail.examine(log, path: logPath).committedEnd
-    let start = file.end
-    guard end > start else { return [] }
-    if end - start >= Self.parallelThreshold {
-      return try Self.scanInTwo(path: logPath, from: start, sequence: file.size + 1, to: end)
+    while file.end < end {
+      let start = file.end
+      let stopAt = min(end, start + Self.segmentSize)
+      let runs =
+        stopAt - start >= Self.parallelThreshold
+        ? try Self.scanInTwo(
+          path: logPath, from: start, sequence: file.size + 1, to: end, stopAt: stopAt)
+        : [try Self.scan(log, from: start, sequence: file.size + 1, to: end, stopAt: stopAt)]
+      for run in runs where run.count > 0 { add(run) }
+      // A bad line, or halves that did not join: the general reader goes on from here.
+      guard file.end > start, runs.allSatisfy({ !$0.stoppedAtBadLine }),
+        runs.count == (stopAt - start >= Self.parallelThreshold ? 2 : 1)
+      else { return }
     }
-    return [try Self.scan(log, from: start, sequence: file.size + 1, to: end, stopAt: end)]
   }
 
-  /// Scans `start..<end` as two halves on two threads; the second half counts only if the first
-  /// ran right up to it, without a bad line, and its numbers go on from the first's.
-  static func scanInTwo(path: String, from start: Int64, sequence: Int64, to end: Int64) throws
-    -> [LeafRun]
-  {
-    let middle = start + (end - start) / 2
+  /// Scans the lines starting in `start..<stopAt` (of a log whose lines end by `end`) as two
+  /// halves on two threads; the second half counts only if the first ran right up to it,
+  /// without a bad line, and its numbers go on from the first's.
+  static func scanInTwo(
+    path: String, from start: Int64, sequence: Int64, to end: Int64, stopAt: Int64
+  ) throws -> [LeafRun] {
+    let middle = start + (stopAt - start) / 2
     let results = Mutex<[Result<LeafRun, any Error>?]>([nil, nil])
     DispatchQueue.concurrentPerform(iterations: 2) { half in
       let result = Result<LeafRun, any Error> {
@@ -67,7 +81,7 @@ extension LogTree {
         defer { log.close() }
         return half == 0
           ? try scan(log, from: start, sequence: sequence, to: end, stopAt: middle)
-          : try scan(log, from: middle, sequence: nil, to: end, stopAt: end)
+          : try scan(log, from: middle, sequence: nil, to: end, stopAt: stopAt)
       }
       results.withLock { $0[half] = result }
     }

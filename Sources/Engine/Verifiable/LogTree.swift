@@ -48,9 +48,13 @@ package final class LogTree {
   /// Opens the tree of the log `reader` reads, from its sidecar or from scratch, caught up to
   /// the log's committed end; saves the sidecar when it changed (and can be written).
   /// - Parameter usingSidecar: false to rebuild from every line of the log, ignoring the
-  ///   sidecar (what `verify --note` does: a verification trusts no cache).
+  ///   sidecar (what `verify --note --rehash` does: that verification trusts no cache).
+  /// - Parameter saving: false to leave the sidecar as it is even when the tree grew (what the
+  ///   report does: it writes its page and nothing beside the log).
   /// - Throws: `EngineError` when the log cannot be read or a line is corrupt.
-  public static func open(_ reader: LogReader, usingSidecar: Bool = true) throws -> LogTree {
+  public static func open(_ reader: LogReader, usingSidecar: Bool = true, saving: Bool = true)
+    throws -> LogTree
+  {
     let tree = LogTree(logPath: reader.path, reader: reader)
     let sidecarPath = TreeFile.path(forLog: reader.path)
     var loaded: TreeFile?
@@ -82,7 +86,7 @@ package final class LogTree {
     if changed || grew {
       tree.file.log = try tree.logIdentity()
       tree.file.root = try tree.root(size: tree.file.size)
-      tree.save()
+      if saving { tree.save() }
     }
     return tree
   }
@@ -139,7 +143,7 @@ package final class LogTree {
   /// Reads the lines after what the tree covers and adds them. Returns whether any were.
   private func catchUp() throws -> Bool {
     var added = false
-    for run in try quickLeafRuns() where run.count > 0 {
+    try quickCatchUp { run in
       add(run)
       added = true
     }

@@ -52,7 +52,7 @@ import Testing
       let path = try makeGeneratedLog(in: directory, count: 1300, seed: "halves")
       let leaves = try Self.lines(path).map { MerkleTree.leafHash($0) }
       let end = Int64(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int)
-      let runs = try LogTree.scanInTwo(path: path, from: 0, sequence: 1, to: end)
+      let runs = try LogTree.scanInTwo(path: path, from: 0, sequence: 1, to: end, stopAt: end)
       #expect(runs.count == 2)
       #expect(runs.flatMap { Self.hashes(of: $0) } == leaves)
       #expect(runs[0].endOffset == runs[1].startOffset)
