@@ -3,7 +3,8 @@ extension ChaCha20Poly1305 {
   ///
   /// Held inline (no heap storage). It never shows itself: `description`, `debugDescription`
   /// and reflection (`dump`, `print` of a containing value) print `Key(<redacted>)`, and keys
-  /// compare in constant time. To store a key, read its bytes with ``withUnsafeBytes(_:)``.
+  /// compare in constant time. Its bytes leave it only for the engine's key store
+  /// (`withUnsafeBytes(_:)`, `package`: no copy of a key is made for a library user to keep).
   public struct Key: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
   {
