@@ -48,8 +48,9 @@ extension KeyStore {
       let mask = capacity - 1
       var slots = HugePages.array(repeating: Slot(), count: capacity)
       var others: [KeyID: Entry] = [:]
+      var otherStarts: [KeyID: Int] = [:]
       var erased: [KeyID: String] = [:]
-      _ = try KeyStore.forEachLine(of: bytes, path: path) {
+      let end = try KeyStore.forEachLine(of: bytes, path: path) {
         (lineNumber, range, line) throws(KeyStoreError) in
         if lineNumber > 1, let shape = KeyStore.quickKeyShape(line) {
           let id = KeyID(rawValue: shape.id)
@@ -63,7 +64,7 @@ extension KeyStore {
           return
         }
         switch try KeyStore.line(Array(line), number: lineNumber, path: path) {
-        case .header, .erasing:
+        case .header, .write, .erasing:
           break
         case .erased(let id, let contact):
           erased[id] = contact
@@ -73,7 +74,18 @@ extension KeyStore {
           else {
             throw .corrupt(path: path, line: lineNumber, problem: "key \(entry.id) appears twice")
           }
+          otherStarts[entry.id] = range.lowerBound
         }
+      }
+      if end.torn {
+        // The whole key lines of a torn write (read before its damage was found) are not the
+        // store's, as in `KeyStore`: placed again without them.
+        let placed = slots
+        slots = HugePages.array(repeating: Slot(), count: capacity)
+        for slot in placed where slot.length != 0 && slot.start < end.committed {
+          _ = Self.insert(slot, into: &slots, mask: mask)
+        }
+        others = others.filter { (otherStarts[$0.key] ?? 0) < end.committed }
       }
       self.path = path
       self.bytes = bytes

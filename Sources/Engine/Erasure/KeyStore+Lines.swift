@@ -21,6 +21,17 @@ extension KeyStore {
     ])
   }
 
+  /// The mark that begins every append of keys: `{"write":"<12 digits>","crc":…}`, the number
+  /// of key lines that follow it in the same write. Always 42 bytes, so a torn write's start
+  /// can be checked byte by byte where its pages landed (``tornWriteStart(in:damagedLine:writeStart:path:)``).
+  static func writeMark(keyCount: Int) -> [UInt8] {
+    let digits = String(min(keyCount, writeMarkLimit))
+    return line(["write": String(repeating: "0", count: 12 - digits.count) + digits])
+  }
+
+  /// The most keys a mark counts (a larger write is counted as this many: never reached).
+  static let writeMarkLimit = 999_999_999_999
+
   /// The mark of an erasure under way: `{"erasing":"<id>","crc":…}`.
   static func erasingLine(_ contact: String) -> [UInt8] {
     line(["erasing": contact])
@@ -256,6 +267,8 @@ extension KeyStore {
   enum Line {
     /// The first line's `{"format":"replay-keys","version":1}`.
     case header
+    /// The start of an append of `count` keys.
+    case write(count: Int)
     /// An erasure under way.
     case erasing(String)
     /// A destroyed key's tombstone.
@@ -274,7 +287,11 @@ extension KeyStore {
   /// - a last line with zeros inside it or before it whose crc fails is a torn tail too: the
   ///   pages of its start or its middle never landed;
   /// - a last line that is not whole (no newline, or zeros or a bad crc after which nothing
-  ///   whole follows) is a torn tail, never acknowledged: ignored here, cut by the next writer.
+  ///   whole follows) is a torn tail, never acknowledged: ignored here, cut by the next writer;
+  /// - a damaged line (zeros inside or before it) with more after it is the torn last append
+  ///   of keys when the bytes from that append's start read as one
+  ///   (``tornWriteStart(in:damagedLine:writeStart:path:)``): it is the torn tail, from its
+  ///   start. `body` may have been given its first whole key lines: they are not the store's.
   /// - Returns: where the whole lines end, whether a torn tail follows, and whether the last
   ///   line lacks its newline (the next append writes one first).
   static func forEachLine(
@@ -287,6 +304,9 @@ extension KeyStore {
         guard let base = raw.baseAddress else { return (0, false, false) }
         var start = 0
         var lineNumber = 0
+        // Where the append that the lines read last belong to may have begun (its mark, or the
+        // zeros of a torn write's lost start), for damage found further on.
+        var writeStart: Int? = nil
         while start < raw.count {
           let newline = memchr(base + start, 0x0A, raw.count - start)
           let end = newline.map { base.distance(to: UnsafeRawPointer($0)) } ?? raw.count
@@ -296,6 +316,7 @@ extension KeyStore {
           if lineStart == end {
             // Zeros only: pages of a torn write that never landed.
             if newline == nil { return (start, true, false) }
+            if writeStart == nil { writeStart = start }
             start = next
             continue
           }
@@ -317,6 +338,11 @@ extension KeyStore {
             let tornInside = !isWhole(UnsafeRawBufferPointer(rebasing: afterZeros), path: path)
             guard isLast, zerosToTheEnd || tornInside, !startsWithWholeLine(content, path: path)
             else {
+              if let cut = tornWriteStart(
+                in: raw, damagedLine: start, writeStart: writeStart, path: path)
+              {
+                return (cut, true, false)
+              }
               throw .corrupt(
                 path: path, line: lineNumber + 1,
                 problem: isLast
@@ -325,15 +351,26 @@ extension KeyStore {
             }
             return (start, true, false)
           }
-          if lineStart > start, !isWhole(line, path: path),
-            raw[next...].allSatisfy({ $0 == 0 || $0 == 0x0A })
-          {
+          if lineStart > start, !isWhole(line, path: path) {
             // Zeros, then the end of a line, then nothing: a torn write whose first pages
-            // never landed (its later ones did).
-            return (start, true, false)
+            // never landed (its later ones did). With more after it: the middle of a torn
+            // write, or damage.
+            if raw[next...].allSatisfy({ $0 == 0 || $0 == 0x0A }) { return (start, true, false) }
+            if let cut = tornWriteStart(
+              in: raw, damagedLine: start, writeStart: writeStart, path: path)
+            {
+              return (cut, true, false)
+            }
           }
           lineNumber += 1
           try body(lineNumber, lineStart..<end, line)
+          if startsAppend(line) {
+            writeStart = lineStart
+          } else if isKeyLine(line) {
+            if lineStart > start, writeStart == nil { writeStart = start }
+          } else {
+            writeStart = nil
+          }
           start = next
         }
         return (start, false, false)
@@ -380,6 +417,15 @@ extension KeyStore {
           problem: "expected the header {\"format\":\"replay-keys\",\"version\":1}")
       }
       return .header
+    }
+    if let count = fields["write"] {
+      guard count.utf8.count == 12, count.utf8.allSatisfy({ nibble($0).map { $0 < 10 } == true }),
+        let value = Int(count)
+      else {
+        throw .corrupt(
+          path: path, line: lineNumber, problem: "expected {\"write\":<12 digits>}, found \(count)")
+      }
+      return .write(count: value)
     }
     if let contact = fields["erasing"] { return .erasing(contact) }
     if let erased = fields["erased"] {

@@ -17,9 +17,13 @@ import Foundation
 ///   a store from another log holds none of them. A key the log names that the store lacks,
 ///   for a contact the log has not erased, is an error (`KeyStoreError.missingKey`), never
 ///   taken as an erasure.
-/// - **A torn last line** (a crash while a key was added) was never acknowledged: it is
-///   ignored when reading and cut by the next ``add(contact:)``. A damaged line anywhere else,
-///   or a bad header, stops every reader and writer (`KeyStoreError.corrupt`).
+/// - **A torn last append** (a crash while keys were added) was never acknowledged: it is
+///   ignored when reading and cut by the next ``add(contact:)`` into the log's quarantine.
+///   Every append of keys begins with a write mark (`{"write":"<12 digits>"}`, the number of
+///   key lines after it), so a torn one is told from damage by its own lines, whatever a power
+///   loss left of it (zeros inside and across lines, its first pages lost and later ones
+///   landed); and a writer never cuts a key the log names. A damaged line anywhere else, or a
+///   bad header, stops every reader and writer (`KeyStoreError.corrupt`).
 ///
 /// Not thread-safe and not locked itself: writers call it while they hold the log's lock.
 package struct KeyStore: Sendable {
@@ -88,6 +92,7 @@ package struct KeyStore: Sendable {
     guard let bytes = try Self.contents(ofStoreAt: path) else { return }
     fileSize = Int64(bytes.count)
     try load(bytes)
+    if tornTail { try checkCut(of: bytes, logPath: logPath) }
   }
 
   /// The bytes of the store at `path`; `nil` when there is none (an empty store).
@@ -123,7 +128,7 @@ package struct KeyStore: Sendable {
         read = try Self.line(Array(line), number: lineNumber, path: path)
       }
       switch read {
-      case .header:
+      case .header, .write:
         break
       case .erasing(let contact):
         if !pendingErasures.contains(contact) { pendingErasures.append(contact) }
@@ -134,6 +139,14 @@ package struct KeyStore: Sendable {
           throw .corrupt(path: path, line: lineNumber, problem: "key \(entry.id) appears twice")
         }
         remember(entry)
+      }
+    }
+    if end.torn {
+      // The whole key lines of a torn append were read before its damage was found: they are
+      // not the store's (the next writer cuts them).
+      for entry in Self.keyEntries(in: bytes[end.committed...], path: path)
+      where keys[entry.id] == entry {
+        forget(entry.id)
       }
     }
     committedEnd = Int64(end.committed)
@@ -215,22 +228,42 @@ package struct KeyStore: Sendable {
     keysByContact[entry.contact, default: []].append(entry.id)
   }
 
+  /// Drops the key `id` from the tables (a key of a torn write, or one never written).
+  private mutating func forget(_ id: KeyID) {
+    guard let entry = keys.removeValue(forKey: id) else { return }
+    keysByContact[entry.contact]?.removeAll { $0 == id }
+    if keysByContact[entry.contact]?.isEmpty == true { keysByContact[entry.contact] = nil }
+  }
+
+  /// Refuses a store whose torn tail the next writer would cut while the log beside it names a
+  /// key the store would then lack: keys are synced before the first line that uses them is
+  /// written, so such a key was never part of a torn write, and the damage is to synced lines.
+  /// - Throws: `KeyStoreError.corrupt` naming the first line the cut would take.
+  private func checkCut(of bytes: [UInt8], logPath: String) throws(KeyStoreError) {
+    let named = try Self.keysNamed(byLogAt: logPath)
+    guard let lost = named.filter({ keys[$0] == nil && erasedKeys[$0] == nil }).min() else {
+      return
+    }
+    let line = 1 + bytes[..<Int(committedEnd)].lazy.filter { $0 == 0x0A }.count
+    throw .corrupt(
+      path: path, line: line,
+      problem:
+        "the line is damaged and the lines from it to the end read as a torn write, but the log "
+        + "'\(logPath)' uses key \(lost), which they would take with them")
+  }
+
   /// Writes and syncs the keys `addPending` made, all at once; durable when it returns. On a
   /// failure they are forgotten (a line the failure left half-written is a torn tail, which
   /// readers ignore and the next writer of a fresh read cuts).
   mutating func commitPending() throws(KeyStoreError) {
     guard !pending.isEmpty else { return }
-    var lines: [UInt8] = []
+    var lines = Self.writeMark(keyCount: pending.count)
     for entry in pending { lines += Self.line(for: entry) }
     do throws(KeyStoreError) {
       try appendDurably(lines)
       pending = []
     } catch {
-      for entry in pending {
-        keys[entry.id] = nil
-        keysByContact[entry.contact]?.removeAll { $0 == entry.id }
-        if keysByContact[entry.contact]?.isEmpty == true { keysByContact[entry.contact] = nil }
-      }
+      for entry in pending { forget(entry.id) }
       pending = []
       throw error
     }
@@ -249,7 +282,7 @@ package struct KeyStore: Sendable {
   /// log), under the same id; durable when it returns.
   mutating func adopt(_ entry: Entry) throws(KeyStoreError) {
     guard keys[entry.id] == nil else { return }
-    try appendDurably(Self.line(for: entry))
+    try appendDurably(Self.writeMark(keyCount: 1) + Self.line(for: entry))
     remember(entry)
   }
 

@@ -1,8 +1,8 @@
-import Events
 import Foundation
 import Projections
 
 @testable import Engine
+@testable import Events
 
 /// What must hold in every crash state: checks the folder `folder` (a materialised state of
 /// `run` cut at `acknowledged`) and returns the problems found, none when it is sound.
@@ -14,13 +14,19 @@ import Projections
 ///    the log does not hold.
 /// 3. A writer's view (its index) holds exactly the served events: no index claims more.
 /// 4. An erased contact is erased in the models and its text is in no file.
-/// 5. The next command goes on: an append succeeds, keeps every served event, and reads back.
+/// 5. The next command goes on: an append succeeds, then the append of a new contact (which
+///    makes its key, so it opens and appends to the key store), each keeps every served event,
+///    and both read back.
 struct CrashStateCheck {
   let run: PowerLossRun
   let acknowledged: PowerLossRun.Acknowledgement
   let folder: String
 
   var path: String { folder + "/" + PowerLossRun.logName }
+
+  /// The contact the next command adds: one no scenario has, so its key is a new one.
+  static let nextContact = ContactRecord(
+    id: ContactID(unchecked: "9035"), name: "Next Contact", companyName: "After The Crash")
 
   func problems() -> [String] {
     var problems: [String] = []
@@ -38,12 +44,15 @@ struct CrashStateCheck {
       configuration.indexSaveThreshold = 1
       let log = try EventLog(path: path, configuration: configuration)
       let next = try log.append([proposed("NoteAdded", #"{"n":"next"}"#)], to: "note-next")
+      let (contactStream, contact) = EventVocabulary.proposedEvent(
+        .contact(.added(ContactAdded(record: Self.nextContact))))
+      let added = try log.append([contact], to: contactStream)
       let after = try PowerLossRun.served(path)
-      if Array(after.prefix(served.count)) != served || after.count != served.count + 1
-        || after.last != next.last?.event
+      if Array(after.prefix(served.count)) != served || after.count != served.count + 2
+        || after.dropLast().last != next.last?.event || after.last != added.last?.event
       {
         problems.append(
-          "the next append left \(after.count) events served, not the \(served.count) before and itself"
+          "the next appends left \(after.count) events served, not the \(served.count) before and their 2"
         )
       }
       problems += try modelProblems(after, when: "after the next append")
