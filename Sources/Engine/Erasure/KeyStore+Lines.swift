@@ -362,6 +362,13 @@ extension KeyStore {
               return (cut, true, false)
             }
           }
+          if lineNumber == 0, lineStart > 0,
+            let cut = tornWriteStart(in: raw, damagedLine: 0, writeStart: 0, path: path)
+          {
+            // Zeros from the file's first byte, then whole lines: a first write whose first
+            // pages (the header's among them) never landed, cut off at a line's end.
+            return (cut, true, false)
+          }
           lineNumber += 1
           try body(lineNumber, lineStart..<end, line)
           if startsAppend(line) {

@@ -90,6 +90,35 @@ import Testing
     }
   }
 
+  /// A first write whose first pages never landed, cut at a line's end: zeros from the file's
+  /// first byte (the header's among them), then whole key lines. Found by the release sweep
+  /// (`POWER_LOSS_SWEEP=20000`, an import's state 977): the first whole line was read as line 1
+  /// and refused for not being the header. Each line end of the write is tried.
+  @Test func aFirstWriteWhoseStartIsLostAtALineEndIsCut() throws {
+    try withTemporaryDirectory { directory in
+      let log = directory + "/events.jsonl"
+      let made = try Self.store(in: directory, writes: [(1...18).map { "contact-\($0)" }])
+      let whole = try fileBytes(made.store.path)
+      let lineEnds = whole.indices.filter { whole[$0] == 0x0A }.dropLast()
+      for end in lineEnds {
+        let bytes = [UInt8](repeating: 0, count: end + 1) + whole[(end + 1)...]
+        try writeBytes(bytes, to: made.store.path)
+        try? FileManager.default.removeItem(atPath: log + ".quarantine")
+        var store = try KeyStore(logPath: log)
+        #expect(store.keys.isEmpty, "zeros through byte \(end)")
+        let added = try store.add(contact: "next")
+        let reread = try KeyStore(logPath: log)
+        #expect(reread.keys.count == 1, "zeros through byte \(end)")
+        #expect(reread.lookup(added.id) == .present(added))
+        let quarantine = Self.quarantined(log)
+        let last = try #require(made.entries.last)
+        let line = String(decoding: KeyStore.line(for: last).dropLast(), as: UTF8.self)
+        #expect(
+          quarantine.contains(line), "zeros through byte \(end): the last key not quarantined")
+      }
+    }
+  }
+
   /// One zero byte anywhere in a write that a later write follows (so it was synced) is
   /// damage, not a torn write: refused, naming a line of that write, the file untouched.
   @Test func aZeroInAnEarlierWriteIsRefusedNamingItsLine() throws {
