@@ -85,13 +85,10 @@ extension LogRepair {
     }
     try written.get()
     try file.synchronize()
-    let checkpoints = CheckpointStore(logPath: path)
-    for sequence in checkpoints.entries().map(\.sequence) where sequence > restoration.size {
-      let stale = checkpoints.path(for: sequence)
-      guard SidecarFile.remove(stale) else {
-        throw EngineError.io(path: stale, operation: "unlink", code: errno)
-      }
-    }
+    try removeCheckpoints(
+      at: CheckpointStore(logPath: path).entries().map(\.sequence).filter {
+        $0 > restoration.size
+      })
     return (restoration, saved)
   }
 

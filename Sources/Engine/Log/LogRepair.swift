@@ -108,14 +108,19 @@ package struct LogRepair: Sendable {
       try file.synchronize()
     }
     // `examine` listed them; each is removed by its name.
+    try removeCheckpoints(at: cut.staleCheckpoints)
+    return (cut, saved)
+  }
+
+  /// Removes the log's checkpoints at `sequences` by name (caches of lines a repair changed).
+  func removeCheckpoints(at sequences: some Sequence<Int64>) throws {
     let checkpoints = CheckpointStore(logPath: path)
-    for sequence in cut.staleCheckpoints {
+    for sequence in sequences {
       let stale = checkpoints.path(for: sequence)
       guard SidecarFile.remove(stale) else {
         throw EngineError.io(path: stale, operation: "unlink", code: errno)
       }
     }
-    return (cut, saved)
   }
 
   func examine(_ file: FileDescriptor) throws -> Cut? {
