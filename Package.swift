@@ -9,6 +9,9 @@ let package = Package(
     .library(name: "Events", targets: ["Events"]),
     .library(name: "Projections", targets: ["Projections"]),
     .library(name: "Engine", targets: ["Engine"]),
+    .library(name: "Importers", targets: ["Importers"]),
+    .library(name: "Report", targets: ["Report"]),
+    .library(name: "Generator", targets: ["Generator"]),
     .executable(name: "replay", targets: ["replay"]),
   ],
   targets: [
@@ -17,12 +20,19 @@ let package = Package(
     .target(name: "Events", dependencies: ["CCRC32C"]),
     .target(name: "Projections", dependencies: ["Events"]),
     .target(name: "Engine", dependencies: ["Events", "Projections"]),
-    .executableTarget(name: "replay", dependencies: ["Engine"]),
+    // The tools around the engine, which the apps that link Engine do not need.
+    .target(name: "Importers", dependencies: ["Events", "Engine"]),
+    .target(name: "Report", dependencies: ["Events", "Projections", "Engine"]),
+    .target(name: "Generator", dependencies: ["Events", "Engine", "Importers"]),
+    .executableTarget(
+      name: "replay", dependencies: ["Engine", "Importers", "Report", "Generator"]),
     // What the test targets share (seeded generator, temporary directories, seed data).
     .target(name: "ReplayTestSupport", path: "Tests/ReplayTestSupport"),
     .testTarget(name: "EventsTests", dependencies: ["Events", "ReplayTestSupport"]),
     .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "ReplayTestSupport"]),
-    .testTarget(name: "EngineTests", dependencies: ["Engine", "ReplayTestSupport"]),
+    .testTarget(
+      name: "EngineTests",
+      dependencies: ["Engine", "Importers", "Report", "Generator", "ReplayTestSupport"]),
     // End-to-end tests: they run the built `replay` binary, so they depend on it to get it built.
     // Goldens are read by path (`#filePath`), not bundled.
     .testTarget(

@@ -102,7 +102,7 @@ extension RecordedEvent {
   /// The typed event inside, for `decider`'s domain (`nil` for another domain's event).
   /// - Throws: `EngineError.decoding` naming `log`; `.keyStore` when its personal data cannot
   ///   be opened.
-  func domainEvent<D: Decider>(for decider: D.Type, log: OpenLog) throws -> D.Event? {
+  package func domainEvent<D: Decider>(for decider: D.Type, log: OpenLog) throws -> D.Event? {
     guard let domainEvent = try PersonalData.decode(self, log: log) else { return nil }
     return D.event(from: domainEvent)
   }

@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 
 @testable import Engine
+@testable import Generator
 
 /// The shared generator's former name here.
 typealias SeededGenerator = SplitMix64

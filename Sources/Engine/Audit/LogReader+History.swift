@@ -47,7 +47,7 @@ extension LogReader {
   /// before and after each from the `recordingFrom`th event on (earlier ones are folded but
   /// left out of the history: building an entry after every event of a long stream costs more
   /// than folding it).
-  static func fold(
+  package static func fold(
     _ events: [RecordedEvent], of stream: EntityStream, log: OpenLog, recordingFrom first: Int = 0
   ) throws -> EntityHistory {
     var models = ReadModels()

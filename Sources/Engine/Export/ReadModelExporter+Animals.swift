@@ -6,7 +6,7 @@ extension ReadModelExporter {
   /// (the importer reads both styles). The video's key keeps the source's spelling.
   static let zooTextKeys:
     [(key: String, path: any WritableKeyPath<AnimalRecord, String> & Sendable)] =
-      ZooSourceParser.textFields.filter { $0.key != "a_video_url" }.sorted { $0.key < $1.key }
+      ZooSourceFields.text.filter { $0.key != "a_video_url" }.sorted { $0.key < $1.key }
       .map { ($0.key, $0.value) }
 
   /// The catalogue as the Taipei Zoo open data writes it, `{"result": {"results": [...]}}`,
@@ -65,7 +65,7 @@ extension ReadModelExporter {
       writer.key(key)
       writer.string(record[keyPath: path])
     }
-    for (prefix, list) in ZooSourceParser.linkFields {
+    for (prefix, list) in ZooSourceFields.links {
       for (offset, link) in record[keyPath: list].enumerated() {
         let slot = offset + 1 < 10 ? "0\(offset + 1)" : "\(offset + 1)"
         writer.key(prefix + slot + "_url")

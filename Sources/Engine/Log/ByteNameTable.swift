@@ -2,14 +2,16 @@
 
 /// Names read straight from log lines (streams, types), each given a position the first time
 /// its bytes are seen: a `String` is made once per distinct name, not once per line.
-struct ByteNameTable {
+package struct ByteNameTable {
   /// The names, in the order they first appeared.
   private(set) var names: [StreamTable.Name] = []
   private var positions = ByteKeyedTable<StreamTable.Name>(minimumCapacity: 64)
 
+  package init() {}
+
   /// The position of the name whose bytes are `bytes` (valid UTF-8, unescaped), adding it with
   /// `name()` when it is new.
-  mutating func position(of bytes: UnsafeBufferPointer<UInt8>, name: () -> String) -> Int {
+  package mutating func position(of bytes: UnsafeBufferPointer<UInt8>, name: () -> String) -> Int {
     let end = names.count
     let raw = UnsafeRawBufferPointer(bytes)
     let index = positions.position(
@@ -20,7 +22,7 @@ struct ByteNameTable {
   }
 
   /// The position of a name whose bytes in the line hold escapes (`escaped`) or not.
-  mutating func position(
+  package mutating func position(
     of bytes: UnsafeBufferPointer<UInt8>, escaped: Bool, decoded: () -> String
   ) -> Int {
     guard escaped else { return position(of: bytes, name: decoded) }
@@ -30,5 +32,8 @@ struct ByteNameTable {
   }
 
   /// The number of names.
-  var count: Int { names.count }
+  package var count: Int { names.count }
+
+  /// The name at `position`.
+  package subscript(position: Int) -> String { names[position].rawValue }
 }

@@ -21,9 +21,9 @@ package struct EventLine {
   var idOffset = 0
   /// Offset of `at`'s 24 characters; parsed only when asked for.
   var timestampOffset = 0
-  var streamSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
-  var typeSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
-  var metaRange: Range<Int>?
+  package var streamSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
+  package var typeSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
+  package var metaRange: Range<Int>?
   var dataRange: Range<Int> = 0..<0
 
   init(base: UnsafePointer<UInt8>, length: Int, lineNumber: Int, offset: Int64) {
@@ -107,11 +107,13 @@ package struct EventLine {
 
 /// Remembers the last `at` parsed, so that a run of events appended together (which share
 /// their `at`) costs one 24-byte comparison each instead of a parse.
-struct TimestampCache {
+package struct TimestampCache {
   private var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
   private var value = Timestamp(millisecondsSince1970: 0)
 
-  mutating func timestamp(of line: EventLine) -> Timestamp {
+  package init() {}
+
+  package mutating func timestamp(of line: EventLine) -> Timestamp {
     let raw = UnsafeRawPointer(line.base + line.timestampOffset)
     let current = (
       raw.loadUnaligned(as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),

@@ -156,6 +156,12 @@ public final class EventLog: Sendable {
     state.withLock { $0.index.lastSequence }
   }
 
+  /// The offset just past the last committed line, as of the last append or refresh by this
+  /// writer.
+  package var committedEnd: Int64 {
+    state.withLock { $0.index.committedEnd }
+  }
+
   /// A stream's version (0 when it has no events), as of the last append or refresh.
   public func version(of stream: String) throws -> Int64 {
     try readIndex { try $0.version(of: stream) }

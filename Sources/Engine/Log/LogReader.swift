@@ -17,7 +17,7 @@ public struct LogReader: Sendable {
   public var path: String { openLog.path }
   /// The log and its files as this process has them open, shared with its other readers and
   /// its writer.
-  let openLog: OpenLog
+  package let openLog: OpenLog
   /// Bytes per read; tests use tiny sizes to cross every line boundary.
   public var readSize: Int
   /// Where warnings go (e.g. a torn last line being ignored); stderr in the CLI.
@@ -150,7 +150,7 @@ public struct LogReader: Sendable {
 
   /// Reads `position..<end` of an open log, checking every line and the sequence order.
   @discardableResult
-  func read(
+  package func read(
     _ file: FileDescriptor, from position: Position, to end: Int64, through last: Int64? = nil,
     observe: (@Sendable (EventLine) -> Void)? = nil,
     _ body: (EventLine) throws -> Bool

@@ -15,7 +15,7 @@ import Synchronization
 /// Bytes of a log's committed lines never change, so reading them twice (here and in the pass
 /// that finds where the prefix ends) gives the same bytes. The hasher stops at the end of the
 /// file as it was when it started, or earlier once told where the prefix ends.
-final class PrefixHasher: Sendable {
+package final class PrefixHasher: Sendable {
   static let blockSize = 1 << 20
 
   /// What the threads share, under `condition`'s lock.
@@ -42,14 +42,14 @@ final class PrefixHasher: Sendable {
 
   /// A hasher of the log at `path`, from byte 0, or from `resuming.offset` with the hasher's
   /// state after the bytes before it.
-  init(path: String, resuming: (offset: Int64, hasher: SHA256)? = nil) {
+  package init(path: String, resuming: (offset: Int64, hasher: SHA256)? = nil) {
     self.path = path
     startOffset = resuming?.offset ?? 0
     shared = Shared(resuming?.hasher ?? SHA256())
   }
 
   /// Starts hashing on a thread of its own.
-  func start() {
+  package func start() {
     let thread = Thread { [self] in
       let failure: EngineError?
       do throws(EngineError) {
@@ -69,7 +69,7 @@ final class PrefixHasher: Sendable {
   }
 
   /// Says that no byte past `end` is needed (0: none at all, the hashing is abandoned).
-  func stop(at end: Int64) {
+  package func stop(at end: Int64) {
     limit.store(end, ordering: .relaxed)
   }
 
@@ -135,7 +135,7 @@ final class PrefixHasher: Sendable {
 
   /// The SHA-256 of bytes `0..<end`, or `nil` when `end` is before where hashing started; no
   /// byte past `end` is hashed after this.
-  func digest(through end: Int64) throws -> [UInt8]? {
+  package func digest(through end: Int64) throws -> [UInt8]? {
     stop(at: end)
     return try state(through: end)?.finalize()
   }

@@ -12,7 +12,7 @@
 ///
 /// Every failing call throws `EngineError.io` naming the operation, the path and the system's
 /// message, so callers never deal with `errno`.
-struct FileDescriptor: Sendable {
+package struct FileDescriptor: Sendable {
   let rawValue: Int32
   let path: String
 
@@ -71,7 +71,7 @@ struct FileDescriptor: Sendable {
     return file
   }
 
-  func close() {
+  package func close() {
     _ = systemClose(rawValue)
   }
 

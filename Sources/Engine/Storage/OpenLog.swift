@@ -48,7 +48,7 @@ package final class OpenLog: Sendable {
 
   /// Opens the log read-only, the way every reader opens it.
   /// - Throws: `EngineError.fileNotFound` when there is no log, `.io` when it cannot be opened.
-  func openForReading() throws(EngineError) -> FileDescriptor {
+  package func openForReading() throws(EngineError) -> FileDescriptor {
     try FileDescriptor.open(path, .readOnly)
   }
 }

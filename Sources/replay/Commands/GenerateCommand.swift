@@ -1,6 +1,7 @@
 import Engine
 import Events
 import Foundation
+import Generator
 
 /// `replay generate`: a realistic, valid log of any size, the same for the same seed.
 enum GenerateCommand {

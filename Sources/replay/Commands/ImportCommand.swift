@@ -1,6 +1,7 @@
 import Engine
 import Events
 import Foundation
+import Importers
 import Synchronization
 
 #if canImport(Glibc)

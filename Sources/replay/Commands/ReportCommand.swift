@@ -1,6 +1,7 @@
 import Engine
 import Events
 import Projections
+import Report
 
 /// `replay report`: the audit report as one self-contained HTML page.
 enum ReportCommand {

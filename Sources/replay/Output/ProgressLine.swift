@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import Importers
 import Synchronization
 
 /// Progress of long work on standard error, rewritten in place with `\r`, with a rate and an

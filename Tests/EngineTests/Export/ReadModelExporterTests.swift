@@ -4,6 +4,7 @@ import Projections
 import Testing
 
 @testable import Engine
+@testable import Importers
 
 /// The sample log's read models at its end.
 private func sampleModels(_ directory: String) throws -> ReadModels {

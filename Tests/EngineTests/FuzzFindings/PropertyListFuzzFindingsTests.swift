@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Importers
 
 /// Property lists the `import` fuzz target found crashing the importer, each now refused with
 /// an error naming what was found.

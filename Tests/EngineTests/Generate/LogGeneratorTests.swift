@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Generator
 
 /// A generated log shared by the tests that only read it: 20 000 events, seed "tests".
 private enum Sample {

@@ -2,7 +2,7 @@
   import Foundation
   import Testing
 
-  @testable import Engine
+  @testable import Importers
 
   /// The libcurl transfer behind URL imports off Apple's systems (the fetches themselves are
   /// tested end to end against a local server in `ImportFromURLTests`).

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Importers
 
 /// Imports into real logs: counts, idempotency, the three-way rules, ids, races.
 @Suite struct ImportPlannerTests {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Importers
 
 /// The real source files: the repository's copy in `eventlogs/seed-data`, or `$REPLAY_SEED_DATA`.
 enum SeedData {

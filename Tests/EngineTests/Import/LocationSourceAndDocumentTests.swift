@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Importers
 
 @Suite struct LocationSourceParserTests {
   @Test func acmeaomLocationsHoldElevenPointsReadAsLongitudeLatitude() throws {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Importers
 
 /// Sources nested far deeper than any real one: every parser stops at its documented limit
 /// (512 levels, `JSONCursor.maximumDepth` and `PropertyListReader.maximumDepth`) with an error

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Importers
 
 /// Dates in binary property lists: any `Double` of seconds, while `Timestamp` holds years
 /// 0000...9999. A date out of that range trapped (found by the `import` fuzz target).

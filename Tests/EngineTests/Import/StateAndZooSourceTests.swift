@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Importers
 
 @Suite struct StateSourceParserTests {
   @Test func theDocumentedPlistLayoutKeepsStatesAndZipCodesInOrder() throws {

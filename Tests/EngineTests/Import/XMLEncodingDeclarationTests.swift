@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Importers
 
 /// XML property lists in encodings libxml2 converts through iconv: a byte that does not convert
 /// crashed the importer (SIGSEGV in libxml2), found by the `import` fuzz target.

@@ -2,6 +2,7 @@ import Events
 import Testing
 
 @testable import Engine
+@testable import Importers
 
 /// A log whose animals an earlier rule named by their Latin name alone keeps them when the
 /// page is imported again under the name-at-its-place rule: each is taken up by the record at

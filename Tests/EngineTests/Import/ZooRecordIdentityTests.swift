@@ -2,6 +2,7 @@ import Events
 import Testing
 
 @testable import Engine
+@testable import Importers
 
 /// An imported animal is its name at its place (docs/FORMAT.md): every record of a page of the
 /// current API is imported, each with an id of its own that the next version of the source,

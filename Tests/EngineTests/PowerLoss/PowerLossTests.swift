@@ -4,6 +4,7 @@ import Testing
 
 @testable import Engine
 @testable import Events
+@testable import Importers
 
 /// The project's own power-loss tests (issue 35): each scenario runs the library in-process
 /// with its file layer recorded (`StorageRecorder`), then every point of the run is crashed in

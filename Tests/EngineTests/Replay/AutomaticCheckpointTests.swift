@@ -4,6 +4,7 @@ import Projections
 import Testing
 
 @testable import Engine
+@testable import Generator
 
 @Suite struct AutomaticCheckpointTests {
   /// A policy small enough for a test log: saves after 500 events, a grid of at most 4.

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import Engine
+@testable import Generator
 
 /// A test configuration whose clock moves on `step` milliseconds at every write.
 func advancingConfiguration(step: Int64 = 1000) -> EventLog.Configuration {

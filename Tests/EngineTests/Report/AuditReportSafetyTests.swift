@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Report
 
 /// A log whose contact, location, actor, reason and stream name carry bidirectional controls:
 /// U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LEFT-TO-RIGHT ISOLATE (never closed), U+202B.

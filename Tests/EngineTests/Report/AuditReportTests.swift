@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import Engine
+@testable import Report
 
 /// A log of a few contacts and locations, one event a minute from a fixed time, by two actors.
 private func smallLog(in directory: String, contactName: String = "Ada Lovelace") throws -> String {

@@ -1,6 +1,7 @@
 import Engine
 import Events
 import Foundation
+import Generator
 import ReplayTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Engine
 import Events
 import Foundation
 import ReplayTestSupport
+import Report
 import Testing
 
 /// The audit report's tree head: the size and root `replay head --at` gives at the report's

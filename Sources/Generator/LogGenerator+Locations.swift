@@ -1,3 +1,4 @@
+import Engine
 import Events
 
 /// A generated location: its id (a UUID, as in the real GeoJSON), name and coordinate.

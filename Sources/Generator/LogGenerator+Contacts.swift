@@ -1,3 +1,4 @@
+import Engine
 import Events
 
 /// A generated contact, kept as a few numbers: its record is derived from them when needed

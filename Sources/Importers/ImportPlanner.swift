@@ -1,3 +1,4 @@
+import Engine
 import Events
 
 /// One event an import will append.

@@ -1,4 +1,5 @@
 import Events
+import Importers
 
 /// The real Taipei Zoo records the generator makes its imported animals from: the text of
 /// `eventlogs/seed-data/taipei-zoo-animals.json`, byte for byte (a test compares them), parsed

@@ -1,3 +1,5 @@
+import Engine
+
 /// The live entities of one kind, by number (their index in the generator's table of that kind):
 /// adding one, picking one at random and removing one all take constant time.
 struct EntityPool {

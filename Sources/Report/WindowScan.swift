@@ -1,3 +1,4 @@
+import Engine
 import Events
 import Projections
 
@@ -96,7 +97,7 @@ struct WindowScan {
     if stream == streamWindowCounts.count {
       streamWindowCounts.append(0)
       streamLastSequences.append(0)
-      let kind = EventVocabulary.entityKind(ofStream: streams.names[stream].rawValue)
+      let kind = EventVocabulary.entityKind(ofStream: streams[stream])
       let domain = kind.flatMap { AuditReport.domains.firstIndex(of: $0) }
       streamDomains.append(UInt8(domain ?? AuditReport.domains.count))
     }
@@ -152,7 +153,7 @@ struct WindowScan {
       streamWindowCounts[index] == 0
         ? nil
         : (
-          index, streams.names[index].rawValue, streamWindowCounts[index],
+          index, streams[index], streamWindowCounts[index],
           streamLastSequences[index]
         )
     }
@@ -211,7 +212,7 @@ struct WindowScan {
         .prefix(limit).map { $0 }
     }
     let typeCounts = Dictionary(
-      zip(types.names.map(\.rawValue), self.typeCounts), uniquingKeysWith: +)
+      zip((0..<types.count).map { types[$0] }, self.typeCounts), uniquingKeysWith: +)
     timeline.types = ranked(typeCounts, limit: .max)
     timeline.actors = ranked(actors, limit: limits.busiest)
     timeline.actorCount = actors.count

@@ -1,3 +1,4 @@
+import Engine
 import Events
 
 /// A generated state: its name once added, and its zip codes, each encoded as a number

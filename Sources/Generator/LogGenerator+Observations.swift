@@ -1,3 +1,4 @@
+import Engine
 import Events
 
 /// A generated observation, kept as indexes into the word lists.

@@ -1,3 +1,4 @@
+import Engine
 import Events
 import Synchronization
 
@@ -37,7 +38,7 @@ extension EventLog {
     precondition(count >= 0, "cannot generate \(count) events")
     precondition(chunkSize > 0, "chunk size must be positive, was \(chunkSize)")
     var summary = GenerationSummary()
-    let startOffset = state.withLock { $0.index.committedEnd }
+    let startOffset = committedEnd
     var writes: [StreamWrite] = []
     writes.reserveCapacity(min(count, chunkSize))
     while summary.eventCount < count {
@@ -59,7 +60,7 @@ extension EventLog {
       clock?.advance()
       progress?(summary.eventCount)
     }
-    summary.byteCount = state.withLock { $0.index.committedEnd } - startOffset
+    summary.byteCount = committedEnd - startOffset
     // One save at the end, so the next process reads none of what was generated.
     if count > 0 { try saveIndex() }
     return summary

@@ -1,3 +1,4 @@
+import Engine
 import Events
 
 /// A generated imported animal: which real record it copies, under which `_id`, and how many

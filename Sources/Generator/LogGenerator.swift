@@ -1,3 +1,4 @@
+import Engine
 import Events
 
 /// Makes up a realistic, valid log of the five domains, deterministically from a seed: the same

@@ -1,3 +1,4 @@
+import Engine
 import Events
 
 /// The deterministic ids of an import's events and its correlation id.

@@ -1,3 +1,4 @@
+import Engine
 import Events
 
 /// Reads the Taipei Zoo open-data API's animals (`taipei-zoo-animals.json`).
@@ -19,25 +20,6 @@ import Events
 ///   or neither must be present.
 /// - `_importdate` and keys this engine does not know are ignored.
 enum ZooSourceParser {
-  /// Each text field's key, lowercased, without the byte-order mark.
-  static let textFields: [String: any WritableKeyPath<AnimalRecord, String> & Sendable] = [
-    "a_name_ch": \.nameChinese, "a_name_en": \.nameEnglish, "a_name_latin": \.nameLatin,
-    "a_alsoknown": \.alsoKnownAs, "a_location": \.location, "a_geo": \.geo,
-    "a_phylum": \.phylum, "a_class": \.taxonomicClass, "a_order": \.order, "a_family": \.family,
-    "a_conservation": \.conservation, "a_distribution": \.distribution, "a_habitat": \.habitat,
-    "a_feature": \.feature, "a_behavior": \.behavior, "a_diet": \.diet, "a_crisis": \.crisis,
-    "a_interpretation": \.interpretation, "a_theme_name": \.themeName,
-    "a_theme_url": \.themeURL, "a_adopt": \.adopt, "a_code": \.code, "a_vedio_url": \.videoURL,
-    "a_video_url": \.videoURL, "a_update": \.update, "a_cid": \.cid, "a_summary": \.summary,
-    "a_keywords": \.keywords, "a_poigroup": \.poiGroup,
-  ]
-
-  /// The slotted link lists: key prefix → the record's list.
-  static let linkFields:
-    [(prefix: String, list: any WritableKeyPath<AnimalRecord, [MediaLink]> & Sendable)] = [
-      ("a_pic", \.pictures), ("a_pdf", \.pdfs), ("a_voice", \.voices),
-    ]
-
   static func parse(
     _ document: JSONValue, into collector: inout SourceParser.Collector
   ) throws(ImportError) {
@@ -129,7 +111,7 @@ enum ZooSourceParser {
     var coordinateParts: [String: (key: String, value: JSONValue, number: Double?)] = [:]
     var links: [String: [Int: (url: String, alt: String)]] = [:]
     for member in members where member.normalized != "_id" {
-      if let path = textFields[member.normalized] {
+      if let path = ZooSourceFields.text[member.normalized] {
         record[keyPath: path] = text(member.value, key: member.key, &fields)
       } else if member.normalized == "a_longitude" || member.normalized == "a_latitude" {
         coordinateParts[member.normalized] = (
@@ -142,7 +124,7 @@ enum ZooSourceParser {
         links[slot.prefix, default: [:]][slot.number] = entry
       }
     }
-    for (prefix, list) in linkFields {
+    for (prefix, list) in ZooSourceFields.links {
       guard let slots = links[prefix], let highest = slots.keys.max() else { continue }
       record[keyPath: list] = (1...highest).map { number in
         let entry = slots[number] ?? ("", "")
@@ -238,7 +220,7 @@ enum ZooSourceParser {
 
   /// `a_pic01_url` → (`a_pic`, 1, URL); `nil` for any other key.
   private static func slot(_ key: String) -> (prefix: String, number: Int, isURL: Bool)? {
-    for (prefix, _) in linkFields where key.hasPrefix(prefix) {
+    for (prefix, _) in ZooSourceFields.links where key.hasPrefix(prefix) {
       let rest = key.dropFirst(prefix.count)
       let isURL = rest.hasSuffix("_url")
       guard isURL || rest.hasSuffix("_alt") else { return nil }

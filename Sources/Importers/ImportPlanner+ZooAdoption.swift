@@ -1,3 +1,4 @@
+import Engine
 import Events
 
 /// Animals imported under an earlier identity rule, taken up by the records that are them now.

@@ -1,4 +1,5 @@
 import Dispatch
+import Engine
 import Events
 import Foundation
 import Projections

@@ -1,4 +1,5 @@
 import Dispatch
+import Engine
 @_spi(Tables) import Events
 import Foundation
 
