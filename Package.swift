@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "Events", targets: ["Events"]),
     .library(name: "Projections", targets: ["Projections"]),
     .library(name: "Engine", targets: ["Engine"]),
+    .library(name: "Postgres", targets: ["Postgres"]),
     .executable(name: "replay", targets: ["replay"]),
   ],
   targets: [
@@ -17,12 +18,15 @@ let package = Package(
     .target(name: "Events", dependencies: ["CCRC32C"]),
     .target(name: "Projections", dependencies: ["Events"]),
     .target(name: "Engine", dependencies: ["Events", "Projections"]),
-    .executableTarget(name: "replay", dependencies: ["Engine"]),
+    // PostgreSQL as a replica and as the store; libpq is loaded at run time (nothing linked).
+    .target(name: "Postgres", dependencies: ["Engine"]),
+    .executableTarget(name: "replay", dependencies: ["Engine", "Postgres"]),
     // What the test targets share (seeded generator, temporary directories, seed data).
     .target(name: "ReplayTestSupport", path: "Tests/ReplayTestSupport"),
     .testTarget(name: "EventsTests", dependencies: ["Events", "ReplayTestSupport"]),
     .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "ReplayTestSupport"]),
-    .testTarget(name: "EngineTests", dependencies: ["Engine", "ReplayTestSupport"]),
+    .testTarget(
+      name: "EngineTests", dependencies: ["Engine", "Postgres", "ReplayTestSupport"]),
     // End-to-end tests: they run the built `replay` binary, so they depend on it to get it built.
     // Goldens are read by path (`#filePath`), not bundled.
     .testTarget(
