@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "Importers", targets: ["Importers"]),
     .library(name: "Report", targets: ["Report"]),
     .library(name: "Generator", targets: ["Generator"]),
+    .library(name: "Postgres", targets: ["Postgres"]),
     .executable(name: "replay", targets: ["replay"]),
   ],
   targets: [
@@ -24,15 +25,19 @@ let package = Package(
     .target(name: "Importers", dependencies: ["Events", "Engine"]),
     .target(name: "Report", dependencies: ["Events", "Projections", "Engine"]),
     .target(name: "Generator", dependencies: ["Events", "Engine", "Importers"]),
+    // PostgreSQL as a replica and as the store; libpq is loaded at run time (nothing linked).
+    .target(name: "Postgres", dependencies: ["Engine"]),
     .executableTarget(
-      name: "replay", dependencies: ["Engine", "Importers", "Report", "Generator"]),
+      name: "replay", dependencies: ["Engine", "Importers", "Report", "Generator", "Postgres"]),
     // What the test targets share (seeded generator, temporary directories, seed data).
     .target(name: "ReplayTestSupport", path: "Tests/ReplayTestSupport"),
     .testTarget(name: "EventsTests", dependencies: ["Events", "ReplayTestSupport"]),
     .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "ReplayTestSupport"]),
     .testTarget(
       name: "EngineTests",
-      dependencies: ["Engine", "Importers", "Report", "Generator", "ReplayTestSupport"]),
+      dependencies: [
+        "Engine", "Importers", "Report", "Generator", "Postgres", "ReplayTestSupport",
+      ]),
     // End-to-end tests: they run the built `replay` binary, so they depend on it to get it built.
     // Goldens are read by path (`#filePath`), not bundled.
     .testTarget(

@@ -171,7 +171,7 @@ public final class LogFollower: Sendable {
     watcher?.wake()
   }
 
-  var isStopped: Bool { control.withLock { $0.stopped } }
+  package var isStopped: Bool { control.withLock { $0.stopped } }
 
   /// Calls `body` with every committed event that passes the filter, from `start` on, then with
   /// each new one as it is committed, until `body` returns false, `stop()` is called, or an

@@ -20,10 +20,10 @@ package struct EventLine {
   /// Offset of the id's 36 characters; parsed only when asked for (replay rarely needs it).
   var idOffset = 0
   /// Offset of `at`'s 24 characters; parsed only when asked for.
-  var timestampOffset = 0
-  package var streamSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
-  package var typeSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
-  package var metaRange: Range<Int>?
+  package internal(set) var timestampOffset = 0
+  package internal(set) var streamSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
+  package internal(set) var typeSlice = JSONStringSlice(start: 0, end: 0, hasEscapes: false)
+  package internal(set) var metaRange: Range<Int>?
   var dataRange: Range<Int> = 0..<0
 
   init(base: UnsafePointer<UInt8>, length: Int, lineNumber: Int, offset: Int64) {

@@ -332,3 +332,14 @@ struct LogTail: Equatable {
     var batch: ClosedRange<Int64>?
   }
 }
+
+extension LogReader {
+  /// The seq of the log's last committed event (0 when it has none), read from its end
+  /// without a scan; for the package's other modules (the PostgreSQL shipper).
+  /// - Throws: `EngineError` when the file cannot be opened or read.
+  package static func lastCommittedSequence(ofLogAt path: String) throws -> Int64 {
+    let file = try FileDescriptor.open(path, .readOnly)
+    defer { file.close() }
+    return try LogTail.examine(file, path: path).lastSequence
+  }
+}

@@ -1,4 +1,5 @@
 import Engine
+import Postgres
 
 /// `replay pg`: the PostgreSQL database a log is shipped to.
 enum PostgresCommand {

@@ -1,6 +1,7 @@
 import Engine
 import Events
 import Foundation
+import Postgres
 
 /// `replay ship`: the log's committed events into a PostgreSQL database in Message DB's schema.
 enum ShipCommand {

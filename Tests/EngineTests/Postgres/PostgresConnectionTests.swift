@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Postgres
 
 @Suite struct PostgresConnectionTests {
   @Test func aMissingLibraryNamesWhatWasTriedAndHowToInstallIt() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Engine
+@testable import Postgres
 
 /// Against a server that accepts TCP connections only over TLS, with a self-signed certificate
 /// made by `openssl` in the test's server folder.

@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 
 /// Creates and checks Message DB's schema (`message_store`) in a PostgreSQL database.

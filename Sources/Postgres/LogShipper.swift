@@ -1,3 +1,4 @@
+import Engine
 import Events
 import Foundation
 
@@ -83,9 +84,7 @@ package final class LogShipper {
       firstID = line.id.description
       return false
     }
-    let file = try FileDescriptor.open(logPath, .readOnly)
-    defer { file.close() }
-    let logEnd = try LogTail.examine(file, path: logPath).lastSequence
+    let logEnd = try LogReader.lastCommittedSequence(ofLogAt: logPath)
     progress = Progress(
       shippedEvents: 0, lastShippedSequence: 0, logLastSequence: max(logEnd, summary.lastSequence),
       lastShippedAt: nil, committedAt: clock())
