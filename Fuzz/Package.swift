@@ -27,7 +27,7 @@ let package = Package(
     fuzzTarget("FuzzJSON", ["Events"]),
     fuzzTarget("FuzzPayload", ["Events"]),
     fuzzTarget("FuzzLine", ["Events", "Engine"]),
-    fuzzTarget("FuzzImport", ["Events", "Engine"]),
+    fuzzTarget("FuzzImport", ["Events", "Importers"]),
   ],
   swiftLanguageModes: [.v6]
 )

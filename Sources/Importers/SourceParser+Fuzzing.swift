@@ -1,6 +1,6 @@
 /// The source parsers as the fuzz targets reach them. Fuzz/ is a package of its own, so it sees
 /// neither `SourceParser` nor `ImportKind` (package); it imports this with
-/// `@_spi(Fuzzing) import Engine`, and each call goes straight to `SourceParser.parse`.
+/// `@_spi(Fuzzing) import Importers`, and each call goes straight to `SourceParser.parse`.
 @_spi(Fuzzing)
 public enum FuzzingSourceParser {
   /// The kinds of source `replay import` reads (its `--kind` values).

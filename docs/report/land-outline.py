@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes the land outline of `replay report`'s map (Sources/Engine/Report/LandOutline.swift).
+"""Makes the land outline of `replay report`'s map (Sources/Report/LandOutline.swift).
 
 Source: Natural Earth 1:110m Admin 0 countries (public domain), as bundled in the geopandas
 0.14.4 wheel (geopandas/datasets/naturalearth_lowres/*). Needs `pip install pyshp`.

@@ -1,5 +1,5 @@
-@_spi(Fuzzing) import Engine
 import FuzzSupport
+@_spi(Fuzzing) import Importers
 
 /// The importers: every kind's source parser (`SourceParser.parse`, reached through
 /// `FuzzingSourceParser`) on the same bytes: JSON documents for all five kinds, XML and binary
