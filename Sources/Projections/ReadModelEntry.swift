@@ -105,12 +105,6 @@ public struct EntryDiff: Sendable, Equatable {
     public var id: String
     /// The fields that differ, as `EntryDiff.differences(from:to:)` lists them.
     public var fields: [FieldDifference]
-
-    /// The change of entity `id`.
-    public init(id: String, fields: [FieldDifference]) {
-      self.id = id
-      self.fields = fields
-    }
   }
 
   /// Entities only in the new state, with their fields; ascending by id's bytes.

@@ -599,12 +599,6 @@ public struct ContactSection: Sendable, Equatable {
   public var title: String
   /// The contacts, in display order.
   public var contacts: [ContactRow]
-
-  /// A section titled `title`.
-  public init(title: String, contacts: [ContactRow]) {
-    self.title = title
-    self.contacts = contacts
-  }
 }
 
 /// An image the app shows: a remote URL, or the named placeholder when the contact has none.
@@ -636,12 +630,6 @@ public struct ContactDetailRow: Sendable, Equatable, Hashable {
   public var label: String
   /// The text shown.
   public var value: String
-
-  /// A row labelled `label`.
-  public init(label: String, value: String) {
-    self.label = label
-    self.value = value
-  }
 }
 
 /// A contact as the list and detail screens show it.

@@ -247,12 +247,6 @@ public struct LocationListing: Sendable, Equatable {
   public var location: LocationRecord
   /// Ascending by distance, equal distances by id.
   public var nearest: [NearbyLocation]
-
-  /// `location` and its neighbours.
-  public init(location: LocationRecord, nearest: [NearbyLocation]) {
-    self.location = location
-    self.nearest = nearest
-  }
 }
 
 /// Another location and how far it is.
@@ -263,13 +257,6 @@ public struct NearbyLocation: Sendable, Equatable, Hashable {
   public var name: String
   /// The Haversine distance in miles, unrounded.
   public var distanceInMiles: Double
-
-  /// Location `id`, `distanceInMiles` away.
-  public init(id: LocationID, name: String, distanceInMiles: Double) {
-    self.id = id
-    self.name = name
-    self.distanceInMiles = distanceInMiles
-  }
 
   /// The distance in miles to two decimal places (`1234.57`), correctly rounded from the
   /// exact binary value (C's `%.2f`; no locale).

@@ -147,12 +147,6 @@ public struct StateZipCodes: Sendable, Equatable, Hashable {
   public var name: StateName
   /// In list order: where they were added, a modified one where the old value was.
   public var zipCodes: [ZipCode]
-
-  /// The list of `name`.
-  public init(name: StateName, zipCodes: [ZipCode]) {
-    self.name = name
-    self.zipCodes = zipCodes
-  }
 }
 
 /// A state's zip codes in list order, each once, with O(1) lookup, modification and removal
