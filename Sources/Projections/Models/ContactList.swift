@@ -184,18 +184,13 @@ public struct ContactList: ReadModel {
 
   public func encode(to writer: inout JSONWriter, options: ViewOptions) {
     writer.beginObject()
-    writer.key("sections")
-    writer.beginArray()
-    for section in sections {
-      writer.beginObject()
+    writer.field("sections", objects: sections) { writer, section in
       writer.field("title", section.title)
       writer.key("contacts")
       writer.beginArray()
       for row in section.contacts { row.encode(to: &writer) }
       writer.endArray()
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
   }
 
@@ -691,15 +686,10 @@ public struct ContactRow: Sendable, Equatable {
     smallImage.encode(to: &writer)
     writer.key("largeImage")
     largeImage.encode(to: &writer)
-    writer.key("detail")
-    writer.beginArray()
-    for row in detail {
-      writer.beginObject()
+    writer.field("detail", objects: detail) { writer, row in
       writer.field("label", row.label)
       writer.field("value", row.value)
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
   }
 }

@@ -89,28 +89,18 @@ public struct LocationList: ReadModel {
 
   public func encode(to writer: inout JSONWriter, options: ViewOptions) {
     writer.beginObject()
-    writer.key("locations")
-    writer.beginArray()
-    for entry in neighborhood().listing() {
-      writer.beginObject()
+    writer.field("locations", objects: neighborhood().listing()) { writer, entry in
       writer.field("id", entry.location.id.rawValue)
       writer.field("name", entry.location.name)
       writer.field("latitude", entry.location.coordinate.latitude)
       writer.field("longitude", entry.location.coordinate.longitude)
-      writer.key("nearest")
-      writer.beginArray()
-      for neighbor in entry.nearest {
-        writer.beginObject()
+      writer.field("nearest", objects: entry.nearest) { writer, neighbor in
         writer.field("id", neighbor.id.rawValue)
         writer.field("name", neighbor.name)
         writer.key("distanceInMiles")
         writer.numberLiteral(neighbor.distanceText)
-        writer.endObject()
       }
-      writer.endArray()
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
   }
 

@@ -75,15 +75,10 @@ public struct ZipCodeList: ReadModel {
 
   public func encode(to writer: inout JSONWriter, options: ViewOptions) {
     writer.beginObject()
-    writer.key("states")
-    writer.beginArray()
-    for state in states {
-      writer.beginObject()
+    writer.field("states", objects: states) { writer, state in
       writer.field("name", state.name.rawValue)
       writer.field("zipCodes", state.zipCodes.map(\.rawValue))
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
   }
 
