@@ -128,7 +128,7 @@ public struct AnimalCatalog: ReadModel {
 
   public func encode(to writer: inout JSONWriter, options: ViewOptions) {
     writer.beginObject()
-    writer.field("animals", objects: animals) { writer, animal in
+    writer.member("animals", objects: animals) { writer, animal in
       writer.field("id", animal.id.rawValue)
       writer.field("origin", animal.id.isInserted ? "inserted" : "imported")
       writer.field("name", animal.name)

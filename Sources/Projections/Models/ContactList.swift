@@ -184,7 +184,7 @@ public struct ContactList: ReadModel {
 
   public func encode(to writer: inout JSONWriter, options: ViewOptions) {
     writer.beginObject()
-    writer.field("sections", objects: sections) { writer, section in
+    writer.member("sections", objects: sections) { writer, section in
       writer.field("title", section.title)
       writer.key("contacts")
       writer.beginArray()
@@ -686,7 +686,7 @@ public struct ContactRow: Sendable, Equatable {
     smallImage.encode(to: &writer)
     writer.key("largeImage")
     largeImage.encode(to: &writer)
-    writer.field("detail", objects: detail) { writer, row in
+    writer.member("detail", objects: detail) { writer, row in
       writer.field("label", row.label)
       writer.field("value", row.value)
     }

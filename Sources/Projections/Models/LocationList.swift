@@ -89,12 +89,12 @@ public struct LocationList: ReadModel {
 
   public func encode(to writer: inout JSONWriter, options: ViewOptions) {
     writer.beginObject()
-    writer.field("locations", objects: neighborhood().listing()) { writer, entry in
+    writer.member("locations", objects: neighborhood().listing()) { writer, entry in
       writer.field("id", entry.location.id.rawValue)
       writer.field("name", entry.location.name)
       writer.field("latitude", entry.location.coordinate.latitude)
       writer.field("longitude", entry.location.coordinate.longitude)
-      writer.field("nearest", objects: entry.nearest) { writer, neighbor in
+      writer.member("nearest", objects: entry.nearest) { writer, neighbor in
         writer.field("id", neighbor.id.rawValue)
         writer.field("name", neighbor.name)
         writer.key("distanceInMiles")

@@ -112,7 +112,7 @@ public struct ObservationList: ReadModel {
     writer.field("detailTitle", Self.detailTitle)
     writer.field("locale", options.locale.identifier)
     writer.field("timeZone", options.timeZone.identifier)
-    writer.field("observations", objects: rows(options: options)) { writer, row in
+    writer.member("observations", objects: rows(options: options)) { writer, row in
       writer.field("id", row.id.rawValue)
       writer.field("classification", row.classification.rawValue)
       writer.field("icon", row.icon.name)

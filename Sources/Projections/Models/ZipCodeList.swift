@@ -75,7 +75,7 @@ public struct ZipCodeList: ReadModel {
 
   public func encode(to writer: inout JSONWriter, options: ViewOptions) {
     writer.beginObject()
-    writer.field("states", objects: states) { writer, state in
+    writer.member("states", objects: states) { writer, state in
       writer.field("name", state.name.rawValue)
       writer.field("zipCodes", state.zipCodes.map(\.rawValue))
     }

@@ -39,19 +39,4 @@ extension JSONWriter {
     for value in values { string(value) }
     endArray()
   }
-
-  /// Writes `"key":[{…},…]`: an object per element, holding what `members` writes of it.
-  mutating func field<Elements: Sequence>(
-    _ key: StaticString, objects elements: Elements,
-    _ members: (inout JSONWriter, Elements.Element) -> Void
-  ) {
-    self.key(key)
-    beginArray()
-    for element in elements {
-      beginObject()
-      members(&self, element)
-      endObject()
-    }
-    endArray()
-  }
 }
