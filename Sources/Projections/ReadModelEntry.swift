@@ -86,17 +86,7 @@ public struct EntryDiff: Sendable, Equatable {
     /// Its value in the new state; `nil` when the field is absent.
     public var after: String?
     /// What the values stand for (a field keeps its kind on both sides).
-    public var kind: ReadModelEntry.Field.Kind
-
-    /// A difference in field `name`.
-    public init(
-      name: String, before: String?, after: String?, kind: ReadModelEntry.Field.Kind = .text
-    ) {
-      self.name = name
-      self.before = before
-      self.after = after
-      self.kind = kind
-    }
+    public var kind: ReadModelEntry.Field.Kind = .text
   }
 
   /// An entity present on both sides whose fields differ.
@@ -105,12 +95,6 @@ public struct EntryDiff: Sendable, Equatable {
     public var id: String
     /// The fields that differ, as `EntryDiff.differences(from:to:)` lists them.
     public var fields: [FieldDifference]
-
-    /// The change of entity `id`.
-    public init(id: String, fields: [FieldDifference]) {
-      self.id = id
-      self.fields = fields
-    }
   }
 
   /// Entities only in the new state, with their fields; ascending by id's bytes.

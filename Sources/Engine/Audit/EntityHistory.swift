@@ -13,12 +13,6 @@ package struct EntityHistory: Sendable, Equatable {
   /// The stream's events, oldest first.
   public var events: [Event]
 
-  /// A history of `stream` made of `events`, oldest first.
-  public init(stream: EntityStream, events: [Event]) {
-    self.stream = stream
-    self.events = events
-  }
-
   /// One event of the stream and its effect on the entity.
   public struct Event: Sendable, Equatable {
     /// The event's global position.

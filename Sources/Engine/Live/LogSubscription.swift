@@ -42,29 +42,22 @@ public struct LogSubscription: AsyncSequence, Sendable {
     let follower = LogFollower(path: path, from: start, filter: filter)
     // At most 16 batches (4,096 events) wait for the consumer.
     let channel = EventChannel<[RecordedEvent]>(capacity: 16)
-    let thread = Thread {
-      do {
-        var batch: [RecordedEvent] = []
-        batch.reserveCapacity(Self.batchSize)
-        // Everything committed so far is handed over before the follower waits for more.
-        func handOver() -> Bool {
-          guard !batch.isEmpty else { return true }
-          let full = batch
-          batch.removeAll(keepingCapacity: true)
-          return channel.send(full)
-        }
-        try follower.follow(caughtUp: handOver) { line in
-          batch.append(line.recordedEvent())
-          return batch.count < Self.batchSize || handOver()
-        }
-        _ = handOver()
-        channel.finish(throwing: nil)
-      } catch {
-        channel.finish(throwing: error)
+    channel.produce(onThreadNamed: "replay.subscription") {
+      var batch: [RecordedEvent] = []
+      batch.reserveCapacity(Self.batchSize)
+      // Everything committed so far is handed over before the follower waits for more.
+      func handOver() -> Bool {
+        guard !batch.isEmpty else { return true }
+        let full = batch
+        batch.removeAll(keepingCapacity: true)
+        return channel.send(full)
       }
+      try follower.follow(caughtUp: handOver) { line in
+        batch.append(line.recordedEvent())
+        return batch.count < Self.batchSize || handOver()
+      }
+      _ = handOver()
     }
-    thread.name = "replay.subscription"
-    thread.start()
     return Iterator(handle: Handle(follower: follower, channel: channel))
   }
 
@@ -165,6 +158,21 @@ final class EventChannel<Element: Sendable>: Sendable {
       case .full: space.wait()
       }
     }
+  }
+
+  /// Runs `produce` on a new thread named `name`, then ends the sequence: normally, or with the
+  /// error `produce` threw. Ending it after the consumer has gone changes nothing.
+  func produce(onThreadNamed name: String, _ produce: @escaping @Sendable () throws -> Void) {
+    let thread = Thread {
+      do {
+        try produce()
+        self.finish(throwing: nil)
+      } catch {
+        self.finish(throwing: error)
+      }
+    }
+    thread.name = name
+    thread.start()
   }
 
   /// Ends the sequence: with `error`, or normally.

@@ -44,34 +44,27 @@ public struct ReadModelUpdates: AsyncSequence, Sendable {
     let wanted = models
     let channel = EventChannel<Update>(capacity: 1)
     let box = FollowerBox()
-    let thread = Thread {
-      do {
-        // The first load: from the newest checkpoint, as `replay state` does.
-        let replayer = Replayer(
-          reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path))
-        let loaded = try replayer.readModels(at: .end, models: wanted)
-        guard
-          channel.send(
-            Update(models: loaded.models, sequence: loaded.lastSequence, newEventCount: 0))
-        else {
-          return
-        }
-        let follower = LogFollower(path: path, from: .afterSequence(loaded.lastSequence))
-        guard box.set(follower) else { return }
-        try follower.follow(folding: loaded.models, through: loaded.lastSequence) { followed in
-          guard followed.newEventCount > 0 else { return true }
-          return channel.send(
-            Update(
-              models: followed.models, sequence: followed.sequence,
-              newEventCount: followed.newEventCount))
-        }
-        channel.finish(throwing: nil)
-      } catch {
-        channel.finish(throwing: error)
+    channel.produce(onThreadNamed: "replay.read-model-updates") {
+      // The first load: from the newest checkpoint, as `replay state` does.
+      let replayer = Replayer(
+        reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path))
+      let loaded = try replayer.readModels(at: .end, models: wanted)
+      guard
+        channel.send(
+          Update(models: loaded.models, sequence: loaded.lastSequence, newEventCount: 0))
+      else {
+        return
+      }
+      let follower = LogFollower(path: path, from: .afterSequence(loaded.lastSequence))
+      guard box.set(follower) else { return }
+      try follower.follow(folding: loaded.models, through: loaded.lastSequence) { followed in
+        guard followed.newEventCount > 0 else { return true }
+        return channel.send(
+          Update(
+            models: followed.models, sequence: followed.sequence,
+            newEventCount: followed.newEventCount))
       }
     }
-    thread.name = "replay.read-model-updates"
-    thread.start()
     return Iterator(handle: Handle(box: box, channel: channel))
   }
 

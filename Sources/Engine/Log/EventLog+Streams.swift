@@ -8,11 +8,6 @@ extension EventLog {
     /// The stream's version: what an append must expect next. 0 when it has no events.
     public var version: Int64
 
-    public init(events: [RecordedEvent], version: Int64) {
-      self.events = events
-      self.version = version
-    }
-
     /// A stream with no events.
     public static let empty = StreamHistory(events: [], version: 0)
   }

@@ -30,12 +30,6 @@ struct LogSeek {
   /// Lines probed so far, for the consistency checks.
   private(set) var probes: [Probe] = []
 
-  init(file: FileDescriptor, end: Int64, lastSequence: Int64) {
-    self.file = file
-    self.end = end
-    self.lastSequence = lastSequence
-  }
-
   /// The first line that starts at or after `offset` (and before `end`); `nil` when none does.
   /// - Throws: `Untrusted` when the line there does not decode.
   mutating func line(startingAtOrAfter offset: Int64) throws -> Probe? {

@@ -71,39 +71,6 @@ public struct CheckpointStore: Sendable {
       writer.endObject()
       return String(decoding: writer.bytes, as: UTF8.self)
     }
-
-    /// Reads the stored text; `nil` when it is not an anchor this engine wrote.
-    init?(text: String) {
-      guard case .object(let object)? = try? JSONValue.parse(text),
-        object["v"]?.int64Value == 1,
-        let offset = object["offset"]?.int64Value,
-        let sha256 = object["sha256"]?.stringValue.flatMap({ SHA256.bytes(fromHex: $0) }),
-        let midstate = object["midstate"]?.stringValue.flatMap({ SHA256.bytes(fromHex: $0) }),
-        let latest = object["latestAt"]?.stringValue.flatMap({ Timestamp.parseISO8601($0) }),
-        let samples = object["samples"]?.arrayValue
-      else { return nil }
-      var parsed: [Sample] = []
-      for sample in samples {
-        guard let parts = sample.arrayValue, parts.count == 3, let start = parts[0].int64Value,
-          let length = parts[1].int64Value, let checksum = parts[2].stringValue
-        else { return nil }
-        parsed.append(Sample(offset: start, length: Int(length), checksum: checksum))
-      }
-      self.init(
-        offset: offset, sha256: sha256, midstate: midstate, latestTimestamp: latest,
-        samples: parsed)
-    }
-
-    init(
-      offset: Int64, sha256: [UInt8], midstate: [UInt8], latestTimestamp: Timestamp,
-      samples: [Sample]
-    ) {
-      self.offset = offset
-      self.sha256 = sha256
-      self.midstate = midstate
-      self.latestTimestamp = latestTimestamp
-      self.samples = samples
-    }
   }
 
   /// A checkpoint file and the seq its name gives.
@@ -239,31 +206,22 @@ public struct CheckpointStore: Sendable {
     do throws(ProjectionsError) {
       if let names, names.count < ReadModels.modelNames.count {
         var header: (sequence: Int64, anchor: String)?
+        // Decodes the model at `model` alone; only contacts need the keys.
+        func decode<Model: ReadModel>(
+          _ model: WritableKeyPath<ReadModels, Model>, keys: (any CheckpointKeys)? = nil
+        ) throws(ProjectionsError) {
+          let decoded = try ReadModelCheckpoint.decode(Model.self, from: bytes, keys: keys)
+          models[keyPath: model] = decoded.model
+          header = (decoded.sequence, decoded.anchor)
+        }
         for name in names {
           switch name {
-          case ContactList.name:
-            let decoded = try ReadModelCheckpoint.decode(
-              ContactList.self, from: bytes, keys: LogCheckpointKeys(openLog))
-            models.contacts = decoded.model
-            header = (decoded.sequence, decoded.anchor)
-          case ZipCodeList.name:
-            let decoded = try ReadModelCheckpoint.decode(ZipCodeList.self, from: bytes)
-            models.zipCodes = decoded.model
-            header = (decoded.sequence, decoded.anchor)
-          case ObservationList.name:
-            let decoded = try ReadModelCheckpoint.decode(ObservationList.self, from: bytes)
-            models.observations = decoded.model
-            header = (decoded.sequence, decoded.anchor)
-          case AnimalCatalog.name:
-            let decoded = try ReadModelCheckpoint.decode(AnimalCatalog.self, from: bytes)
-            models.animals = decoded.model
-            header = (decoded.sequence, decoded.anchor)
-          case LocationList.name:
-            let decoded = try ReadModelCheckpoint.decode(LocationList.self, from: bytes)
-            models.locations = decoded.model
-            header = (decoded.sequence, decoded.anchor)
-          default:
-            continue
+          case ContactList.name: try decode(\.contacts, keys: LogCheckpointKeys(openLog))
+          case ZipCodeList.name: try decode(\.zipCodes)
+          case ObservationList.name: try decode(\.observations)
+          case AnimalCatalog.name: try decode(\.animals)
+          case LocationList.name: try decode(\.locations)
+          default: continue
           }
         }
         (sequence, anchorText) = header ?? (-1, "")
@@ -442,5 +400,29 @@ public struct CheckpointStore: Sendable {
     if FileManager.default.fileExists(atPath: directory) {
       try PathOperations.removeTree(directory)
     }
+  }
+}
+
+extension CheckpointStore.Anchor {
+  /// Reads the stored text; `nil` when it is not an anchor this engine wrote.
+  init?(text: String) {
+    guard case .object(let object)? = try? JSONValue.parse(text),
+      object["v"]?.int64Value == 1,
+      let offset = object["offset"]?.int64Value,
+      let sha256 = object["sha256"]?.stringValue.flatMap({ SHA256.bytes(fromHex: $0) }),
+      let midstate = object["midstate"]?.stringValue.flatMap({ SHA256.bytes(fromHex: $0) }),
+      let latest = object["latestAt"]?.stringValue.flatMap({ Timestamp.parseISO8601($0) }),
+      let samples = object["samples"]?.arrayValue
+    else { return nil }
+    var parsed: [Sample] = []
+    for sample in samples {
+      guard let parts = sample.arrayValue, parts.count == 3, let start = parts[0].int64Value,
+        let length = parts[1].int64Value, let checksum = parts[2].stringValue
+      else { return nil }
+      parsed.append(Sample(offset: start, length: Int(length), checksum: checksum))
+    }
+    self.init(
+      offset: offset, sha256: sha256, midstate: midstate, latestTimestamp: latest,
+      samples: parsed)
   }
 }

@@ -13,11 +13,6 @@ package struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
   package var device: UInt64
   package var inode: UInt64
 
-  package init(device: UInt64, inode: UInt64) {
-    self.device = device
-    self.inode = inode
-  }
-
   package var description: String { "\(device):\(inode)" }
 }
 

@@ -118,6 +118,25 @@ extension PersonalDataPayload {
     copy.sealed = sealed
     return copy
   }
+
+  /// `plaintext` read as this type's schema 1 payload, keeping this payload's `sealed`: what
+  /// `opened(plaintext:)` answers.
+  /// - Parameters:
+  ///   - clearFields: the clear fields the record repeats, as the error names them.
+  ///   - repeatsClearFields: whether the record has the clear fields' values.
+  /// - Throws: `EventsError` when the plaintext is not such a payload or its clear fields differ.
+  func opened(
+    _ plaintext: [UInt8], clearFields: String, _ repeatsClearFields: (Self) -> Bool
+  ) throws(EventsError) -> Self {
+    var inner = try Self(decoding: plaintext, schemaVersion: 1, strict: false)
+    guard repeatsClearFields(inner) else {
+      throw EventsError.invalidField(
+        type: Self.eventType, field: "sealed",
+        expected: "the same \(clearFields) as the clear fields", found: "a record that differs")
+    }
+    inner.sealed = sealed
+    return inner
+  }
 }
 
 extension DomainEvent {
@@ -187,18 +206,10 @@ extension ContactAdded: PersonalDataPayload {
   /// record's personal fields filled in, the clear fields checked against it.
   /// - Throws: `EventsError` when the plaintext is not this contact's schema 1 payload.
   public func opened(plaintext: [UInt8]) throws(EventsError) -> ContactAdded {
-    let inner = try ContactAdded(decoding: plaintext, schemaVersion: 1, strict: false)
-    guard inner.record.id == record.id, inner.record.companyName == record.companyName,
-      inner.record.isFavorite == record.isFavorite, inner.source == source
-    else {
-      throw EventsError.invalidField(
-        type: Self.eventType, field: "sealed",
-        expected: "the same id, companyName, isFavorite and source as the clear fields",
-        found: "a record that differs")
+    try opened(plaintext, clearFields: "id, companyName, isFavorite and source") { inner in
+      inner.record.id == record.id && inner.record.companyName == record.companyName
+        && inner.record.isFavorite == record.isFavorite && inner.source == source
     }
-    var copy = inner
-    copy.sealed = sealed
-    return copy
   }
 
   /// This payload for a contact whose key was destroyed: its personal fields gone.
@@ -272,16 +283,9 @@ extension ContactUpdated: PersonalDataPayload {
   /// This update once `plaintext`, the opened record (a schema 1 payload), is read.
   /// - Throws: `EventsError` when the plaintext is not this contact's schema 1 update.
   public func opened(plaintext: [UInt8]) throws(EventsError) -> ContactUpdated {
-    let inner = try ContactUpdated(decoding: plaintext, schemaVersion: 1, strict: false)
-    guard inner.id == id, inner.companyName == companyName, inner.source == source else {
-      throw EventsError.invalidField(
-        type: Self.eventType, field: "sealed",
-        expected: "the same id, companyName and source as the clear fields",
-        found: "a record that differs")
+    try opened(plaintext, clearFields: "id, companyName and source") { inner in
+      inner.id == id && inner.companyName == companyName && inner.source == source
     }
-    var copy = inner
-    copy.sealed = sealed
-    return copy
   }
 
   /// This update for a contact whose key was destroyed: only the clear changes.

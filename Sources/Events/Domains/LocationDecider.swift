@@ -74,22 +74,25 @@ public enum LocationDecider: Decider {
         record = added.record
         if added.source != nil { lastImported = added.record }
       case .renamed(let renamed):
-        guard let current = record else { return }
-        record?.name = renamed.name
-        if renamed.source != nil {
-          lastImported = lastImported ?? current
-          lastImported?.name = renamed.name
-        }
+        change(importing: renamed.source != nil) { $0.name = renamed.name }
       case .moved(let moved):
-        guard let current = record else { return }
-        record?.coordinate = moved.coordinate
-        if moved.source != nil {
-          lastImported = lastImported ?? current
-          lastImported?.coordinate = moved.coordinate
-        }
+        change(importing: moved.source != nil) { $0.coordinate = moved.coordinate }
       case .removed:
         if record != nil { isRemoved = true }
       }
+    }
+
+    /// Applies `change` to the record, when there is one, and, for a change an import made, to
+    /// the source's version too (the record as it was, when it was never imported).
+    private mutating func change(importing: Bool, _ change: (inout LocationRecord) -> Void) {
+      guard var changed = record else { return }
+      if importing {
+        var imported = lastImported ?? changed
+        change(&imported)
+        lastImported = imported
+      }
+      change(&changed)
+      record = changed
     }
   }
 

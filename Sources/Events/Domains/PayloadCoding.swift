@@ -776,10 +776,6 @@ struct PayloadMembers {
   /// The position in the layout of the next member.
   fileprivate(set) var next = 0
 
-  init(layout: PayloadLayout) {
-    self.layout = layout
-  }
-
   /// Writes the next member's key and returns the writer at its value.
   private mutating func key() {
     if writer.needsComma { writer.bytes.append(0x2C) }

@@ -87,6 +87,22 @@ public struct JSONWriter: Sendable {
     afterKey = true
   }
 
+  /// Writes `"key":[{…},…]`: an object per element, holding what `members` writes of it.
+  @inlinable
+  public mutating func member<Elements: Sequence>(
+    _ key: StaticString, objects elements: Elements,
+    _ members: (inout JSONWriter, Elements.Element) -> Void
+  ) {
+    self.key(key)
+    beginArray()
+    for element in elements {
+      beginObject()
+      members(&self, element)
+      endObject()
+    }
+    endArray()
+  }
+
   // MARK: Scalars
 
   /// Writes a string value.

@@ -136,17 +136,7 @@ public struct BinaryReader: Sendable {
   public mutating func readString(_ what: StaticString = "a string") throws(ProjectionsError)
     -> String
   {
-    let start = offset
-    let length = try readLength(what)
-    let textStart = offset
-    let text = bytes.withUnsafeBytes { raw in
-      UTF8Text.string(UnsafeRawBufferPointer(rebasing: raw[textStart..<textStart + length]))
-    }
-    guard let text else {
-      throw invalid(what.description, expected: "UTF-8 text", found: "invalid UTF-8", at: start)
-    }
-    offset += length
-    return text
+    try readText(what) { UTF8Text.string($0) }
   }
 
   /// Checks and skips a string `readString` would read, without making it.
@@ -155,17 +145,26 @@ public struct BinaryReader: Sendable {
   public mutating func skipString(_ what: StaticString = "a string") throws(ProjectionsError)
     -> Int
   {
+    try readText(what) { text in UTF8Text.isValid(text) ? text.count : nil }
+  }
+
+  /// Reads a string's byte count, then makes its bytes into a value with `read` (`nil` when
+  /// they are not valid UTF-8), and moves past them.
+  @inline(__always)
+  private mutating func readText<Value>(
+    _ what: StaticString, _ read: (UnsafeRawBufferPointer) -> Value?
+  ) throws(ProjectionsError) -> Value {
     let start = offset
     let length = try readLength(what)
     let textStart = offset
-    let isValid = bytes.withUnsafeBytes { raw in
-      UTF8Text.isValid(UnsafeRawBufferPointer(rebasing: raw[textStart..<textStart + length]))
+    let value = bytes.withUnsafeBytes { raw in
+      read(UnsafeRawBufferPointer(rebasing: raw[textStart..<textStart + length]))
     }
-    guard isValid else {
+    guard let value else {
       throw invalid(what.description, expected: "UTF-8 text", found: "invalid UTF-8", at: start)
     }
     offset += length
-    return length
+    return value
   }
 
   /// Reads a string's byte count and checks that many bytes follow; the offset is left at

@@ -272,11 +272,6 @@ private struct CandidateHeap {
   let capacity: Int
   var count = 0
 
-  init(storage: UnsafeMutableBufferPointer<Candidate>, capacity: Int) {
-    self.storage = storage
-    self.capacity = capacity
-  }
-
   /// Keeps a candidate if the heap has room or it ranks before the worst kept.
   mutating func offer(_ candidate: Candidate) {
     if count < capacity {

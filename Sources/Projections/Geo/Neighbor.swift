@@ -8,16 +8,4 @@ public struct Neighbor: Hashable, Sendable {
 
   /// The Haversine distance from the query, in miles (see ``Haversine/earthRadiusMiles``).
   public var distanceInMiles: Double
-
-  /// Creates a neighbour.
-  ///
-  /// - Parameters:
-  ///   - index: The point's index.
-  ///   - id: The point's id.
-  ///   - distanceInMiles: The distance from the query, in miles.
-  public init(index: Int, id: String, distanceInMiles: Double) {
-    self.index = index
-    self.id = id
-    self.distanceInMiles = distanceInMiles
-  }
 }

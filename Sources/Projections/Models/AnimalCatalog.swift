@@ -128,10 +128,7 @@ public struct AnimalCatalog: ReadModel {
 
   public func encode(to writer: inout JSONWriter, options: ViewOptions) {
     writer.beginObject()
-    writer.key("animals")
-    writer.beginArray()
-    for animal in animals {
-      writer.beginObject()
+    writer.member("animals", objects: animals) { writer, animal in
       writer.field("id", animal.id.rawValue)
       writer.field("origin", animal.id.isInserted ? "inserted" : "imported")
       writer.field("name", animal.name)
@@ -152,9 +149,7 @@ public struct AnimalCatalog: ReadModel {
         writer.field("url", url)
       }
       writer.endObject()
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
   }
 

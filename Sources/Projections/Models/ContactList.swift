@@ -184,18 +184,13 @@ public struct ContactList: ReadModel {
 
   public func encode(to writer: inout JSONWriter, options: ViewOptions) {
     writer.beginObject()
-    writer.key("sections")
-    writer.beginArray()
-    for section in sections {
-      writer.beginObject()
+    writer.member("sections", objects: sections) { writer, section in
       writer.field("title", section.title)
       writer.key("contacts")
       writer.beginArray()
       for row in section.contacts { row.encode(to: &writer) }
       writer.endArray()
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
   }
 
@@ -599,12 +594,6 @@ public struct ContactSection: Sendable, Equatable {
   public var title: String
   /// The contacts, in display order.
   public var contacts: [ContactRow]
-
-  /// A section titled `title`.
-  public init(title: String, contacts: [ContactRow]) {
-    self.title = title
-    self.contacts = contacts
-  }
 }
 
 /// An image the app shows: a remote URL, or the named placeholder when the contact has none.
@@ -636,12 +625,6 @@ public struct ContactDetailRow: Sendable, Equatable, Hashable {
   public var label: String
   /// The text shown.
   public var value: String
-
-  /// A row labelled `label`.
-  public init(label: String, value: String) {
-    self.label = label
-    self.value = value
-  }
 }
 
 /// A contact as the list and detail screens show it.
@@ -703,15 +686,10 @@ public struct ContactRow: Sendable, Equatable {
     smallImage.encode(to: &writer)
     writer.key("largeImage")
     largeImage.encode(to: &writer)
-    writer.key("detail")
-    writer.beginArray()
-    for row in detail {
-      writer.beginObject()
+    writer.member("detail", objects: detail) { writer, row in
       writer.field("label", row.label)
       writer.field("value", row.value)
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
   }
 }

@@ -89,28 +89,18 @@ public struct LocationList: ReadModel {
 
   public func encode(to writer: inout JSONWriter, options: ViewOptions) {
     writer.beginObject()
-    writer.key("locations")
-    writer.beginArray()
-    for entry in neighborhood().listing() {
-      writer.beginObject()
+    writer.member("locations", objects: neighborhood().listing()) { writer, entry in
       writer.field("id", entry.location.id.rawValue)
       writer.field("name", entry.location.name)
       writer.field("latitude", entry.location.coordinate.latitude)
       writer.field("longitude", entry.location.coordinate.longitude)
-      writer.key("nearest")
-      writer.beginArray()
-      for neighbor in entry.nearest {
-        writer.beginObject()
+      writer.member("nearest", objects: entry.nearest) { writer, neighbor in
         writer.field("id", neighbor.id.rawValue)
         writer.field("name", neighbor.name)
         writer.key("distanceInMiles")
         writer.numberLiteral(neighbor.distanceText)
-        writer.endObject()
       }
-      writer.endArray()
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
   }
 
@@ -247,12 +237,6 @@ public struct LocationListing: Sendable, Equatable {
   public var location: LocationRecord
   /// Ascending by distance, equal distances by id.
   public var nearest: [NearbyLocation]
-
-  /// `location` and its neighbours.
-  public init(location: LocationRecord, nearest: [NearbyLocation]) {
-    self.location = location
-    self.nearest = nearest
-  }
 }
 
 /// Another location and how far it is.
@@ -263,13 +247,6 @@ public struct NearbyLocation: Sendable, Equatable, Hashable {
   public var name: String
   /// The Haversine distance in miles, unrounded.
   public var distanceInMiles: Double
-
-  /// Location `id`, `distanceInMiles` away.
-  public init(id: LocationID, name: String, distanceInMiles: Double) {
-    self.id = id
-    self.name = name
-    self.distanceInMiles = distanceInMiles
-  }
 
   /// The distance in miles to two decimal places (`1234.57`), correctly rounded from the
   /// exact binary value (C's `%.2f`; no locale).

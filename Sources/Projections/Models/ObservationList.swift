@@ -112,10 +112,7 @@ public struct ObservationList: ReadModel {
     writer.field("detailTitle", Self.detailTitle)
     writer.field("locale", options.locale.identifier)
     writer.field("timeZone", options.timeZone.identifier)
-    writer.key("observations")
-    writer.beginArray()
-    for row in rows(options: options) {
-      writer.beginObject()
+    writer.member("observations", objects: rows(options: options)) { writer, row in
       writer.field("id", row.id.rawValue)
       writer.field("classification", row.classification.rawValue)
       writer.field("icon", row.icon.name)
@@ -124,9 +121,7 @@ public struct ObservationList: ReadModel {
       writer.field("date", row.date.description)
       writer.field("dateText", row.dateText)
       writer.field("description", row.description)
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
   }
 

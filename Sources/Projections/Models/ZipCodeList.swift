@@ -75,15 +75,10 @@ public struct ZipCodeList: ReadModel {
 
   public func encode(to writer: inout JSONWriter, options: ViewOptions) {
     writer.beginObject()
-    writer.key("states")
-    writer.beginArray()
-    for state in states {
-      writer.beginObject()
+    writer.member("states", objects: states) { writer, state in
       writer.field("name", state.name.rawValue)
       writer.field("zipCodes", state.zipCodes.map(\.rawValue))
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
   }
 
@@ -147,12 +142,6 @@ public struct StateZipCodes: Sendable, Equatable, Hashable {
   public var name: StateName
   /// In list order: where they were added, a modified one where the old value was.
   public var zipCodes: [ZipCode]
-
-  /// The list of `name`.
-  public init(name: StateName, zipCodes: [ZipCode]) {
-    self.name = name
-    self.zipCodes = zipCodes
-  }
 }
 
 /// A state's zip codes in list order, each once, with O(1) lookup, modification and removal

@@ -145,16 +145,11 @@ enum CheckpointCommand {
       var writer = JSONWriter()
       writer.beginObject()
       writer.member("every", store.interval)
-      writer.key("checkpoints")
-      writer.beginArray()
-      for row in rows {
-        writer.beginObject()
+      writer.member("checkpoints", objects: rows) { writer, row in
         writer.member("seq", row.entry.sequence)
         writer.member("bytes", row.entry.byteCount)
         writer.member("problem", row.problem)
-        writer.endObject()
       }
-      writer.endArray()
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else if rows.isEmpty {

@@ -111,16 +111,11 @@ enum DiffCommand {
       }
       writer.endArray()
     }
-    writer.key("changed")
-    writer.beginArray()
-    for change in diff.changes.changed {
-      writer.beginObject()
+    writer.member("changed", objects: diff.changes.changed) { writer, change in
       writer.member("id", change.id)
       writer.key("fields")
       writer.fieldDifferences(change.fields, nameKey: "name")
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
     return writer.bytes
   }

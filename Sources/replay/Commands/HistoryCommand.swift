@@ -102,10 +102,7 @@ enum HistoryCommand {
     writer.member("stream", history.stream.name)
     writer.member("model", history.stream.modelName)
     writer.member("entity", history.stream.entityID)
-    writer.key("events")
-    writer.beginArray()
-    for event in history.events {
-      writer.beginObject()
+    writer.member("events", objects: history.events) { writer, event in
       writer.member("seq", event.sequence)
       writer.member("version", event.version)
       writer.member("at", event.timestamp.description)
@@ -117,9 +114,7 @@ enum HistoryCommand {
       writer.member("source", event.source)
       writer.key("changes")
       writer.fieldDifferences(event.changes, nameKey: "field")
-      writer.endObject()
     }
-    writer.endArray()
     writer.endObject()
     return writer.bytes
   }

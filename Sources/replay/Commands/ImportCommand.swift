@@ -373,30 +373,20 @@ enum ImportReport {
     writer.member("records", parsed.recordCount)
     writer.member("imported", plan.changedRecordCount)
     writer.member("unchanged", plan.unchanged.count)
-    writer.key("keptRemoved")
-    writer.beginArray()
-    for outcome in plan.keptRemoved {
-      writer.beginObject()
+    writer.member("keptRemoved", objects: plan.keptRemoved) { writer, outcome in
       writer.member("record", outcome.recordIndex)
       writer.member("label", outcome.label)
       writer.member("stream", outcome.stream)
       writer.member("reason", outcome.reason)
-      writer.endObject()
     }
-    writer.endArray()
-    writer.key("invalid")
-    writer.beginArray()
-    for problem in problems {
-      writer.beginObject()
+    writer.member("invalid", objects: problems) { writer, problem in
       writer.member("record", problem.index)
       writer.member("label", problem.label)
       writer.member("field", problem.field)
       writer.member("value", problem.value)
       writer.member("reason", problem.reason)
       writer.member("rejectsRecord", problem.rejectsRecord)
-      writer.endObject()
     }
-    writer.endArray()
     writer.member("appended", result.appendedCount)
     writer.member("duplicates", result.duplicateCount)
     writer.sequenceMembers(result.sequences)
@@ -408,19 +398,14 @@ enum ImportReport {
     }
     writer.endObject()
     if dryRun {
-      writer.key("events")
-      writer.beginArray()
-      for event in plan.events {
-        writer.beginObject()
+      writer.member("events", objects: plan.events) { writer, event in
         writer.member("record", event.recordIndex)
         writer.member("stream", event.stream)
         writer.member("version", event.version)
         writer.member("type", event.type)
         writer.member("id", event.event.id?.description ?? "")
         writer.member("summary", event.summary)
-        writer.endObject()
       }
-      writer.endArray()
     }
     writer.endObject()
     return writer.bytes + [0x0A]

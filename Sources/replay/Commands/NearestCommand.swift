@@ -41,17 +41,12 @@ enum NearestCommand {
       writer.member("id", location.id.rawValue)
       writer.member("name", location.name)
       writer.endObject()
-      writer.key("nearest")
-      writer.beginArray()
-      for neighbor in neighbors {
-        writer.beginObject()
+      writer.member("nearest", objects: neighbors) { writer, neighbor in
         writer.member("id", neighbor.id.rawValue)
         writer.member("name", neighbor.name)
         writer.key("distanceInMiles")
         writer.numberLiteral(neighbor.distanceText)
-        writer.endObject()
       }
-      writer.endArray()
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
       return .success

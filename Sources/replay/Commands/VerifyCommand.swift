@@ -61,17 +61,12 @@ enum VerifyCommand {
       writer.member("streams", report.streamCount)
       writer.member("lastSeq", report.lastSequence)
       writer.member("bytes", report.byteCount)
-      writer.key("problems")
-      writer.beginArray()
-      for problem in report.problems {
-        writer.beginObject()
+      writer.member("problems", objects: report.problems) { writer, problem in
         // A problem of the whole log (a digest mismatch) has no line: null, not 0.
         writer.member("line", problem.line > 0 ? problem.line : nil)
         writer.member("offset", problem.line > 0 ? problem.offset : nil)
         writer.member("message", problem.message)
-        writer.endObject()
       }
-      writer.endArray()
       writer.key("digest")
       if let expectedDigest {
         writer.beginObject()
@@ -85,15 +80,10 @@ enum VerifyCommand {
       }
       writer.member("uncommittedTail", report.uncommittedTail)
       writer.member("checkpointsChecked", report.checkpointsChecked)
-      writer.key("quarantined")
-      writer.beginArray()
-      for entry in report.quarantined {
-        writer.beginObject()
+      writer.member("quarantined", objects: report.quarantined) { writer, entry in
         writer.member("path", entry.path)
         writer.member("bytes", entry.byteCount)
-        writer.endObject()
       }
-      writer.endArray()
       writer.endObject()
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {

@@ -1,7 +1,7 @@
-import Projections
 import Testing
 
 @testable import Engine
+@testable import Projections
 
 @Suite struct ChangeTextTests {
   @Test(arguments: [

@@ -1,9 +1,9 @@
 import Events
 import Foundation
-import Projections
 import Testing
 
 @testable import Engine
+@testable import Projections
 
 @Suite struct EntityHistoryTests {
   @Test func aContactsHistoryShowsWhoChangedWhatWhenAndWhy() throws {

@@ -1,9 +1,9 @@
 import Events
 import Foundation
-import Projections
 import Testing
 
 @testable import Engine
+@testable import Projections
 
 /// Streams and ids that are equal as text but not as bytes ("é" composed and decomposed) stay
 /// two streams and two entities through appends, replay, checkpoints and diffs.
