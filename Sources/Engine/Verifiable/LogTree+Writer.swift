@@ -49,7 +49,6 @@ extension LogTree.LeafRun {
   /// starts at the run's end (`endOffset`).
   mutating func addLines(_ lines: UnsafeRawBufferPointer) {
     guard let base = lines.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-    hashes.reserveCapacity(hashes.count + lines.count / 128 * MerkleTree.hashByteCount)
     var position = 0
     var sequence = firstSequence + count
     var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)

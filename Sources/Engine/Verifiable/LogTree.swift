@@ -279,12 +279,13 @@ package final class LogTree: @unchecked Sendable {
   private func addTile(_ tileHash: [UInt8]) {
     var hash = tileHash
     var level = 0
+    let width = Int(TreeFile.tileWidth)
     while true {
       if file.levels.count == level { file.levels.append([]) }
-      file.levels[level].append(hash)
-      let count = file.levels[level].count
-      guard count % Int(TreeFile.tileWidth) == 0 else { break }
-      hash = MerkleTree.perfectHash(file.levels[level][(count - Int(TreeFile.tileWidth))...])
+      file.levels[level].append(contentsOf: hash)
+      let count = file.levels[level].count / MerkleTree.hashByteCount
+      guard count % width == 0 else { break }
+      hash = Self.perfectHash(file.levels[level], from: count - width, count: width)
       level += 1
     }
   }
@@ -313,11 +314,20 @@ package final class LogTree: @unchecked Sendable {
       let stored = level / TreeFile.tileHeight
       let shift = stored * TreeFile.tileHeight
       let first = Int(start >> Int64(shift))
-      return MerkleTree.perfectHash(file.levels[stored - 1][first..<first + (1 << (level - shift))])
+      return Self.perfectHash(file.levels[stored - 1], from: first, count: 1 << (level - shift))
     }
     let leaves = try tileLeaves(start / TreeFile.tileWidth)
     let first = Int(start % TreeFile.tileWidth)
     return MerkleTree.perfectHash(leaves[first..<first + (1 << level)])
+  }
+
+  /// `MerkleTree.perfectHash` of `count` hashes of a stored level, from its `first`th.
+  private static func perfectHash(_ level: [UInt8], from first: Int, count: Int) -> [UInt8] {
+    let size = MerkleTree.hashByteCount
+    return level.withUnsafeBytes { bytes in
+      MerkleTree.perfectHash(
+        flat: UnsafeRawBufferPointer(rebasing: bytes[first * size..<(first + count) * size]))
+    }
   }
 
   /// The leaf hashes of tile `tile`, read from the log for a full tile.
