@@ -25,6 +25,8 @@ extension EventLog {
     private let buffer: LineBuffer
     private var syncer: BackgroundSync?
     private(set) var recorded: [RecordedEvent] = []
+    /// The leaf hashes of the lines written, when the writer keeps the log's Merkle tree.
+    var treeLeaves: LogTree.LeafRun?
 
     init(
       file: FileDescriptor, state: inout State, timestamp: Timestamp, newCount: Int,
@@ -82,6 +84,7 @@ extension EventLog {
       }
       // The chunk before this one is synced first (see above).
       try syncer?.wait()
+      treeLeaves?.addLines(buffer.bytes)
       try file.writeAll(buffer.bytes)
       written += Int64(buffer.count)
       buffer.removeAll()

@@ -118,6 +118,7 @@ extension EventLog {
           writer = LineWriter(
             file: file, state: &state, timestamp: timestamp, newCount: planner.newCount,
             keepsEvents: keepsEvents, syncs: configuration.syncPolicy == .always)
+          writer?.treeLeaves = treeLeaves(forWriteOf: planner.newCount, state: &state)
         }
         let isLast = planner.plannedNew == planner.newCount
         if isLast { try sealer.commit(log: self) }
@@ -139,6 +140,7 @@ extension EventLog {
     }
     written.recorded = writer.recorded
     written.sequences = writer.finish(&state)
+    keepTree(writer.treeLeaves, state: &state)
     written.appendedCount = planner.newCount
     written.slots = planner.slots
     written.duplicateCount = planner.duplicateCount

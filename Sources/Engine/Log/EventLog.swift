@@ -133,6 +133,8 @@ public final class EventLog: Sendable {
     var ignoresIndexFile = false
     /// Set once this writer looked for an erasure left unfinished by a crash.
     var erasuresChecked = false
+    /// The log's Merkle tree, once this writer keeps it (`EventLog+Tree`).
+    var tree: LogTree?
 
     deinit { file?.close() }
   }
@@ -315,6 +317,7 @@ public final class EventLog: Sendable {
   public func saveIndex() throws {
     try withLockedLog(creating: false) { state in
       if state.index.linesSinceBase > 0 { saveIndex(&state) }
+      saveTree(&state)
     }
   }
 
@@ -346,6 +349,7 @@ public final class EventLog: Sendable {
     }
     state.file?.close()
     state.file = nil
+    state.tree = nil
     guard let file = try Self.openExisting(path, creating: creating) else {
       // No log yet: an empty one, which the first append creates.
       state.identity = nil
@@ -389,6 +393,7 @@ public final class EventLog: Sendable {
     if tail.committedEnd < state.index.committedEnd {
       // The file no longer holds what we indexed: start over.
       state.index = LogIndex()
+      state.tree = nil
     }
     if state.index.committedEnd == 0, state.index.base == nil, !state.ignoresIndexFile,
       case .success(let saved) = LogIndexFile.open(

@@ -19,7 +19,7 @@ import Synchronization
 /// (`LogReader.forEachEvent`), which decodes it and reports the exact problem; so the quick scan
 /// is a prefix of the general path, never a second judge of the log.
 extension LogTree {
-  /// Reads below this many bytes stay on one thread.
+  /// Reads below this many bytes stay on one thread (the default of `parallelThreshold`).
   static let parallelThreshold: Int64 = 8 << 20
 
   /// The leaf hashes of a run of consecutive lines that passed the quick checks.
@@ -53,16 +53,16 @@ extension LogTree {
     let end = try LogTail.examine(log, path: logPath).committedEnd
     while file.end < end {
       let start = file.end
-      let stopAt = min(end, start + Self.segmentSize)
+      let stopAt = min(end, start + segmentSize)
       let runs =
-        stopAt - start >= Self.parallelThreshold
+        stopAt - start >= parallelThreshold
         ? try Self.scanInTwo(
           path: logPath, from: start, sequence: file.size + 1, to: end, stopAt: stopAt)
         : [try Self.scan(log, from: start, sequence: file.size + 1, to: end, stopAt: stopAt)]
       for run in runs where run.count > 0 { add(run) }
       // A bad line, or halves that did not join: the general reader goes on from here.
       guard file.end > start, runs.allSatisfy({ !$0.stoppedAtBadLine }),
-        runs.count == (stopAt - start >= Self.parallelThreshold ? 2 : 1)
+        runs.count == (stopAt - start >= parallelThreshold ? 2 : 1)
       else { return }
     }
   }

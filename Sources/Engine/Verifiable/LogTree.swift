@@ -11,22 +11,34 @@ import Events
 /// A log's Merkle tree (RFC 9162, see `MerkleTree`), kept in the `<log>.tree` sidecar and
 /// caught up from the log by reading only the lines after what the sidecar covers.
 ///
-/// `open` loads the sidecar, checks that it belongs to this log (its first bytes, and the last
-/// line it covers, at the offset it names), reads the lines appended since, and saves the
-/// sidecar again when it grew. A sidecar that is missing, damaged, or from another log or an
+/// `open` loads the sidecar, checks that it belongs to this log (its file, its first bytes,
+/// and the last line it covers, reread where it says), reads the lines appended since, and
+/// saves the sidecar again when it grew. A sidecar that is missing, damaged, or from another log or an
 /// earlier version of this one (the log was cut or rewritten) is rebuilt from the log; one that
 /// cannot be written (a read-only folder) is only not saved.
 ///
-/// - Note: the sidecar is brought up to date lazily, by `head`, `prove` and `verify --note`,
-///   not by every append: appends stay as fast as before, and the first `head` after many
-///   appends hashes the new lines (at over 2 M lines/s, BENCHMARKS.md).
-package final class LogTree {
+/// - Note: a writer (`EventLog`) keeps the tree in memory once it has it (after its first
+///   `treeHead()`, or a write of a tile or more), extends it with the leaf hashes of the lines
+///   it writes, and saves the sidecar when a tile completes; otherwise the sidecar is brought
+///   up to date lazily, by `head`, `prove` and `verify --note`: a single append costs what it
+///   did, and the first `head` after it hashes the lines not yet saved.
+///
+/// Not for concurrent use: one thread at a time (an `EventLog` keeps its tree under its
+/// mutex, which is why it is `@unchecked Sendable`).
+package final class LogTree: @unchecked Sendable {
   /// The log.
   public let logPath: String
   /// The tree as the sidecar holds it, caught up to the log's committed end.
-  private(set) var file: TreeFile
+  var file: TreeFile
   /// The leaf hashes of the last, partial tile (`size % 256` of them).
   private var partialTile: [[UInt8]]
+  /// How many leaves the sidecar on disk covers, as far as this tree knows (0 when it wrote
+  /// or adopted none).
+  private(set) var savedSize: Int64 = 0
+  /// Log bytes read per segment when catching up (see `LogTree+Build`).
+  var segmentSize = LogTree.segmentSize
+  /// Segments at least this long are hashed on two threads.
+  var parallelThreshold = LogTree.parallelThreshold
   /// Full tiles' leaf hashes already read from the log.
   private var tileCache: [Int64: [[UInt8]]] = [:]
   private let reader: LogReader
@@ -36,7 +48,9 @@ package final class LogTree {
   /// The number of events (leaves).
   public var size: Int64 { file.size }
   /// The root of the whole tree.
-  public var root: [UInt8] { file.root }
+  public var root: [UInt8] { (try? root(size: file.size)) ?? MerkleTree.emptyRoot }
+  /// The last root computed or loaded, and its size.
+  private var knownRoot: (size: Int64, root: [UInt8]) = (0, MerkleTree.emptyRoot)
 
   private init(logPath: String, reader: LogReader) {
     self.logPath = logPath
@@ -55,40 +69,69 @@ package final class LogTree {
   public static func open(_ reader: LogReader, usingSidecar: Bool = true, saving: Bool = true)
     throws -> LogTree
   {
+    try open(reader, usingSidecar: usingSidecar, saving: saving, segmentSize: segmentSize)
+  }
+
+  /// `open`, reading the log `segmentSize` bytes at a time (tests drive the segment loop with
+  /// small ones).
+  static func open(
+    _ reader: LogReader, usingSidecar: Bool, saving: Bool, segmentSize: Int64,
+    parallelThreshold: Int64 = parallelThreshold
+  ) throws -> LogTree {
     let tree = LogTree(logPath: reader.path, reader: reader)
-    let sidecarPath = TreeFile.path(forLog: reader.path)
-    var loaded: TreeFile?
-    if !usingSidecar {
-      tree.rebuildReason = "asked to rebuild from the log"
-    } else if FileDescriptor.status(atPath: sidecarPath) != nil {
-      if let bytes = try? FileDescriptor.contents(ofFileAt: sidecarPath) {
-        loaded = TreeFile(bytes: bytes)
-        if loaded == nil { tree.rebuildReason = "the sidecar is damaged or not a tree file" }
-      } else {
-        tree.rebuildReason = "the sidecar cannot be read"
-      }
-    } else {
-      tree.rebuildReason = "there is no sidecar"
-    }
-    var changed = true
-    if let loaded {
-      if let reason = try tree.adopt(loaded) {
-        tree.rebuildReason = reason
-        tree.file = TreeFile()
-        tree.partialTile = []
-        tree.tileCache = [:]
-      } else {
-        tree.rebuildReason = nil
-        changed = false
-      }
-    }
+    tree.segmentSize = segmentSize
+    tree.parallelThreshold = parallelThreshold
+    let adopted = usingSidecar ? try tree.loadSidecar() : false
+    if !usingSidecar { tree.rebuildReason = "asked to rebuild from the log" }
     let grew = try tree.catchUp()
-    if changed || grew {
-      tree.file.log = try tree.logIdentity()
-      tree.file.root = try tree.root(size: tree.file.size)
+    if !adopted || grew {
       if saving { tree.save() }
     }
     return tree
+  }
+
+  /// The tree a writer keeps from the start of a write on (see `EventLog.treeHead()`): the
+  /// sidecar's, when it belongs to this log and covers all but at most `writerCatchUpLimit`
+  /// bytes of its committed end (`committedEnd`), caught up; an empty tree for an empty log;
+  /// `nil` otherwise (the tree then stays lazy: the next `head` builds or catches it up).
+  static func forWriter(_ reader: LogReader, committedEnd: Int64) -> LogTree? {
+    let tree = LogTree(logPath: reader.path, reader: reader)
+    guard committedEnd > 0 else { return tree }
+    guard (try? tree.loadSidecar()) == true, committedEnd - tree.file.end <= writerCatchUpLimit,
+      (try? tree.catchUp()) != nil
+    else { return nil }
+    return tree
+  }
+
+  /// How far behind the log a sidecar may be for a writer to adopt it (and read the rest).
+  static let writerCatchUpLimit: Int64 = 1 << 20
+
+  /// Loads the sidecar and takes it as the tree so far when it belongs to this log; returns
+  /// whether it did (otherwise `rebuildReason` says why not, and the tree is empty).
+  private func loadSidecar() throws -> Bool {
+    let sidecarPath = TreeFile.path(forLog: reader.path)
+    guard FileDescriptor.status(atPath: sidecarPath) != nil else {
+      rebuildReason = "there is no sidecar"
+      return false
+    }
+    guard let bytes = try? FileDescriptor.contents(ofFileAt: sidecarPath) else {
+      rebuildReason = "the sidecar cannot be read"
+      return false
+    }
+    guard let loaded = TreeFile(bytes: bytes) else {
+      rebuildReason = "the sidecar is damaged or not a tree file"
+      return false
+    }
+    if let reason = try adopt(loaded) {
+      rebuildReason = reason
+      file = TreeFile()
+      partialTile = []
+      tileCache = [:]
+      return false
+    }
+    rebuildReason = nil
+    savedSize = loaded.size
+    return true
   }
 
   /// Takes `loaded` as the tree so far when it belongs to this log; otherwise returns why not.
@@ -113,7 +156,9 @@ package final class LogTree {
       return nil
     }
     // Reread the tile holding the last covered line: its leaves are the partial tile's, and
-    // its last line must be the one the sidecar names, ending where it says.
+    // its last line must be the one the sidecar names, ending where it says. (At most 256
+    // lines whatever the log's size; each checked as every read checks it, so a pair of them
+    // swapped, or one changed, fails here.)
     let tile = (loaded.size - 1) / TreeFile.tileWidth
     var leaves: [[UInt8]] = []
     var lastEnd: Int64 = -1
@@ -132,6 +177,7 @@ package final class LogTree {
       return "the log's line \(loaded.size) is not the one the sidecar covers"
     }
     file = loaded
+    knownRoot = (loaded.size, loaded.root)
     if loaded.size % TreeFile.tileWidth != 0 {
       partialTile = leaves
     } else {
@@ -141,7 +187,7 @@ package final class LogTree {
   }
 
   /// Reads the lines after what the tree covers and adds them. Returns whether any were.
-  private func catchUp() throws -> Bool {
+  func catchUp() throws -> Bool {
     var added = false
     try quickCatchUp { run in
       add(run)
@@ -177,7 +223,7 @@ package final class LogTree {
     return try LogFileIdentity(of: log)
   }
 
-  private func firstBytesHash() throws -> [UInt8] {
+  func firstBytesHash() throws -> [UInt8] {
     let log = try FileDescriptor.open(logPath, .readOnly)
     defer { log.close() }
     return SHA256.hash(
@@ -199,7 +245,7 @@ package final class LogTree {
 
   /// Adds the lines of `run`, which starts where the tree ends: whole tiles hashed straight
   /// from the run's flat buffer, single leaves where a tile is partial.
-  private func add(_ run: LeafRun) {
+  func add(_ run: LeafRun) {
     let width = Int(TreeFile.tileWidth)
     let hashByteCount = MerkleTree.hashByteCount
     var tileStarts = run.tileStarts.makeIterator()
@@ -233,23 +279,31 @@ package final class LogTree {
   private func addTile(_ tileHash: [UInt8]) {
     var hash = tileHash
     var level = 0
+    let width = Int(TreeFile.tileWidth)
     while true {
       if file.levels.count == level { file.levels.append([]) }
-      file.levels[level].append(hash)
-      let count = file.levels[level].count
-      guard count % Int(TreeFile.tileWidth) == 0 else { break }
-      hash = MerkleTree.perfectHash(file.levels[level][(count - Int(TreeFile.tileWidth))...])
+      file.levels[level].append(contentsOf: hash)
+      let count = file.levels[level].count / MerkleTree.hashByteCount
+      guard count % width == 0 else { break }
+      hash = Self.perfectHash(file.levels[level], from: count - width, count: width)
       level += 1
     }
   }
 
   /// Saves the sidecar; a failure (a read-only folder, a full disk) leaves the old one, and
   /// the next reader catches up again.
-  private func save() {
+  func save() {
     let path = TreeFile.path(forLog: logPath)
     // Temporary files of writers killed mid-save (`kill -9`) go first.
     SidecarFile.removeLeftovers(of: path, deadOnly: true)
-    try? SidecarFile.write(file.bytes, to: path)
+    do {
+      file.log = try logIdentity()
+      file.root = try root(size: file.size)
+      try SidecarFile.write(file.bytes, to: path)
+      savedSize = file.size
+    } catch {
+      return
+    }
   }
 
   // MARK: Hashes
@@ -260,11 +314,20 @@ package final class LogTree {
       let stored = level / TreeFile.tileHeight
       let shift = stored * TreeFile.tileHeight
       let first = Int(start >> Int64(shift))
-      return MerkleTree.perfectHash(file.levels[stored - 1][first..<first + (1 << (level - shift))])
+      return Self.perfectHash(file.levels[stored - 1], from: first, count: 1 << (level - shift))
     }
     let leaves = try tileLeaves(start / TreeFile.tileWidth)
     let first = Int(start % TreeFile.tileWidth)
     return MerkleTree.perfectHash(leaves[first..<first + (1 << level)])
+  }
+
+  /// `MerkleTree.perfectHash` of `count` hashes of a stored level, from its `first`th.
+  private static func perfectHash(_ level: [UInt8], from first: Int, count: Int) -> [UInt8] {
+    let size = MerkleTree.hashByteCount
+    return level.withUnsafeBytes { bytes in
+      MerkleTree.perfectHash(
+        flat: UnsafeRawBufferPointer(rebasing: bytes[first * size..<(first + count) * size]))
+    }
   }
 
   /// The leaf hashes of tile `tile`, read from the log for a full tile.
@@ -299,7 +362,10 @@ package final class LogTree {
   /// The root of the tree of the first `size` events.
   public func root(size: Int64) throws -> [UInt8] {
     try requireSize(size, "tree size")
-    return try MerkleTree.rangeHash(0, size) { try perfect($0, $1) }
+    if size == knownRoot.size { return knownRoot.root }
+    let root = try MerkleTree.rangeHash(0, size) { try perfect($0, $1) }
+    if size == file.size { knownRoot = (size, root) }
+    return root
   }
 
   /// The leaf hash of event `sequence`.

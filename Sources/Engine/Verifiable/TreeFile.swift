@@ -7,7 +7,7 @@ import Events
 ///
 /// | bytes | field |
 /// |---|---|
-/// | 8 | magic `RPTREE02` |
+/// | 8 | magic `RPTREE03` |
 /// | 8 | the device of the log file it was made from |
 /// | 8 | the inode of that file (`LogFileIdentity`) |
 /// | 8 | `size`: events covered |
@@ -18,12 +18,14 @@ import Events
 /// | 8 | `tiles` = ⌈size / 256⌉ |
 /// | 8 × tiles | the byte offset in the log of the first line of each tile (seq 256·t + 1) |
 /// | 32 × ⌊size / 256^k⌋ for k = 1, 2, … while non-zero | level 8k: the hash of each perfect subtree of 256^k leaves, in order |
-/// | 32 | SHA-256 of every byte before it |
+/// | 4 | CRC-32C of every byte before it |
 ///
 /// Leaf hashes themselves are not kept: a proof reads the ≤ 256 lines of one tile from the log
-/// (at the tile's offset) and hashes them.
+/// (at the tile's offset) and hashes them. The trailing checksum finds a damaged file (a cache
+/// is not a proof: nothing in it is trusted beyond what the log's binding checks), at a tenth
+/// of a millisecond for the 1.5 MB of a 10 M-event tree, where a SHA-256 of it cost ~1 ms.
 struct TreeFile: Equatable {
-  static let magic: [UInt8] = Array("RPTREE02".utf8)
+  static let magic: [UInt8] = Array("RPTREE03".utf8)
   /// Leaves per tile, and hashes per tile at every stored level: 2^8.
   static let tileHeight = 8
   static let tileWidth: Int64 = 1 << 8
@@ -39,8 +41,9 @@ struct TreeFile: Equatable {
   var root = MerkleTree.emptyRoot
   /// The offset of the first line of each tile.
   var tileOffsets: [Int64] = []
-  /// `levels[k - 1]` holds the level-8k hashes.
-  var levels: [[[UInt8]]] = []
+  /// `levels[k - 1]` holds the level-8k hashes, 32 bytes each, side by side (one allocation
+  /// per level, not one per hash: 39,000 of them for 10 M events).
+  var levels: [[UInt8]] = []
 
   /// `<log>.tree`.
   static func path(forLog logPath: String) -> String { LogFiles(logPath: logPath).treePath }
@@ -58,22 +61,23 @@ struct TreeFile: Equatable {
     output += lastLeafHash + firstBytesHash + root
     append(Int64(tileOffsets.count))
     for offset in tileOffsets { append(offset) }
-    for level in levels {
-      for hash in level { output += hash }
+    for level in levels { output += level }
+    withUnsafeBytes(of: CRC32C.checksum(of: output).littleEndian) {
+      output.append(contentsOf: $0)
     }
-    output += SHA256.hash(output)
     return output
   }
 
   /// Parses a sidecar; `nil` when it is not one, is damaged, or does not add up.
   init?(bytes: [UInt8]) {
     let count = bytes.count
-    guard count >= 176, Array(bytes[0..<8]) == Self.magic,
-      Array(bytes[(count - 32)...]) == SHA256.hash(bytes[..<(count - 32)])
-    else { return nil }
+    let trailer = 4
+    guard count >= 144 + trailer, Array(bytes[0..<8]) == Self.magic else { return nil }
+    let stated = bytes[(count - trailer)...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    guard CRC32C.checksum(of: bytes[..<(count - trailer)]) == stated else { return nil }
     var position = 8
     func word() -> UInt64? {
-      guard position + 8 <= count - 32 else { return nil }
+      guard position + 8 <= count - trailer else { return nil }
       var value: UInt64 = 0
       for index in (0..<8).reversed() { value = value << 8 | UInt64(bytes[position + index]) }
       position += 8
@@ -86,7 +90,7 @@ struct TreeFile: Equatable {
       return Int64(value)
     }
     func hash() -> [UInt8]? {
-      guard position + 32 <= count - 32 else { return nil }
+      guard position + 32 <= count - trailer else { return nil }
       defer { position += 32 }
       return Array(bytes[position..<position + 32])
     }
@@ -106,16 +110,13 @@ struct TreeFile: Equatable {
     }
     var levelCount = size >> Self.tileHeight
     while levelCount > 0 {
-      var level: [[UInt8]] = []
-      level.reserveCapacity(Int(levelCount))
-      for _ in 0..<levelCount {
-        guard let hash = hash() else { return nil }
-        level.append(hash)
-      }
-      levels.append(level)
+      let byteCount = Int(levelCount) * MerkleTree.hashByteCount
+      guard position + byteCount <= count - trailer else { return nil }
+      levels.append(Array(bytes[position..<position + byteCount]))
+      position += byteCount
       levelCount >>= Self.tileHeight
     }
-    guard position == count - 32 else { return nil }
+    guard position == count - trailer else { return nil }
   }
 
   init() {}

@@ -19,26 +19,8 @@ import Testing
           echo $i >> "\(done)"
         done
         """
-      let shell = Process()
-      shell.executableURL = URL(fileURLWithPath: "/bin/bash")
-      shell.arguments = ["-c", script]
-      try shell.run()
       // Let it get going, then kill the shell and whatever `replay` it is running.
-      var waited = 0
-      while (try? String(contentsOfFile: done, encoding: .utf8))?.split(separator: "\n").count ?? 0
-        < 20,
-        waited < 300
-      {
-        Thread.sleep(forTimeInterval: 0.05)
-        waited += 1
-      }
-      kill(shell.processIdentifier, SIGKILL)
-      let killer = Process()
-      killer.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
-      killer.arguments = ["-9", "-f", log]
-      try killer.run()
-      killer.waitUntilExit()
-      shell.waitUntilExit()
+      try ReplayProcess.killDashNine(script: script, log: log, once: done, holds: 20)
       let reported = try String(contentsOfFile: done, encoding: .utf8).split(separator: "\n")
         .compactMap { Int($0) }
       #expect(reported.count >= 20)

@@ -80,6 +80,33 @@ struct ReplayProcess {
       output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
       error: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
   }
+
+  /// Runs `script` in bash until `done` holds `lines` lines (or 30 s pass), waits `extra`
+  /// seconds more, then kills it and every `replay` working on `log` with `kill -9`.
+  static func killDashNine(
+    script: String, log: String, once done: String, holds lines: Int, extra: Double = 0
+  ) throws {
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+    shell.arguments = ["-c", script]
+    try shell.run()
+    var waited = 0
+    while (try? String(contentsOfFile: done, encoding: .utf8))?.split(separator: "\n").count ?? 0
+      < lines,
+      waited < 600
+    {
+      Thread.sleep(forTimeInterval: 0.05)
+      waited += 1
+    }
+    Thread.sleep(forTimeInterval: extra)
+    kill(shell.processIdentifier, SIGKILL)
+    let killer = Process()
+    killer.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+    killer.arguments = ["-9", "-f", log]
+    try killer.run()
+    killer.waitUntilExit()
+    shell.waitUntilExit()
+  }
 }
 
 func fileBytes(_ path: String) -> [UInt8] {

@@ -1,0 +1,79 @@
+import Events
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// The tree a writer keeps: extended with the leaf hashes of the lines it writes (it has their
+/// bytes), saved when a tile completes, so that `head` after a write reads no line of it.
+extension LogTree {
+  /// Extends the tree with a committed write's leaves, when the tree ends where the write
+  /// began; otherwise (another process appended in between) reads the log from the tree's
+  /// end, the write's lines included. Returns false when the tree could not be brought up to
+  /// date: the writer then drops it.
+  func extend(with run: LeafRun) -> Bool {
+    guard run.count > 0, run.startOffset == file.end, run.firstSequence == file.size + 1 else {
+      return (try? catchUp()) != nil
+    }
+    let startedShort = file.end < TreeFile.firstBytesCount
+    add(run)
+    if startedShort {
+      // The hash covers min(end, 4096) bytes: it changes while the log is that short.
+      guard let hash = try? firstBytesHash() else { return false }
+      file.firstBytesHash = hash
+    }
+    return true
+  }
+
+  /// Whether a tile completed since the sidecar was last saved (or adopted): then saving it
+  /// is worth a rewrite, and the next process reads at most one tile's lines less.
+  var isSaveDue: Bool { size / TreeFile.tileWidth > savedSize / TreeFile.tileWidth }
+
+  /// The leaves left unsaved.
+  var unsavedCount: Int64 { size - savedSize }
+}
+
+extension LogTree.LeafRun {
+  /// An empty run that starts at `offset` with the line of `sequence`.
+  init(startingAt offset: Int64, sequence: Int64) {
+    self.init(
+      startOffset: offset, endOffset: offset, firstSequence: sequence, hashes: [],
+      tileStarts: [], stoppedAtBadLine: false)
+  }
+
+  /// Adds the leaf hashes of `lines`, whole lines each ending with `\n`, the first of which
+  /// starts at the run's end (`endOffset`).
+  mutating func addLines(_ lines: UnsafeRawBufferPointer) {
+    guard let base = lines.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+    var position = 0
+    var sequence = firstSequence + count
+    var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    while position < lines.count,
+      let newline = memchr(base + position, 0x0A, lines.count - position)
+    {
+      let length = base.distance(to: newline.assumingMemoryBound(to: UInt8.self)) - position
+      if (sequence - 1) % TreeFile.tileWidth == 0 {
+        tileStarts.append(endOffset + Int64(position))
+      }
+      withUnsafeMutableBytes(of: &digest) { output in
+        SHA256.hash(
+          prefix: 0, UnsafeRawBufferPointer(start: base + position, count: length),
+          into: output.baseAddress.unsafelyUnwrapped)
+        hashes.append(contentsOf: output)
+      }
+      position += length + 1
+      sequence += 1
+    }
+    endOffset += Int64(position)
+    if position < lines.count {
+      // Not whole lines (never from a writer): the run no longer ends where the log does,
+      // so `extend` reads the log instead.
+      stoppedAtBadLine = true
+      endOffset = -1
+    }
+  }
+}
