@@ -44,7 +44,10 @@ package struct MessageStoreLog {
     ) { id in keys[id] ?? .missing }
     let target: Int64? = if case .sequence(let target) = point { target } else { nil }
     if target != 0 {
-      try forEachLine(on: connection, through: target) { try fold.fold($0) }
+      try forEachLine(on: connection, through: target) {
+        try fold.fold($0)
+        return true
+      }
     }
     if let target, fold.lastSequence < target {
       throw EngineError.invalidEvent(
@@ -61,11 +64,43 @@ package struct MessageStoreLog {
     return fold.result
   }
 
+  /// The differences in model `name` between the states at `from` and at `to`, as
+  /// `Replayer.diff(model:from:to:)` gives them for the file.
+  /// - Throws: as `readModels(at:)`.
+  package func diff(model name: String, from: ReplayPoint, to: ReplayPoint) throws
+    -> ReadModelDiff
+  {
+    ReadModelDiff(
+      model: name, from: from, to: to, old: try readModels(at: from),
+      new: try readModels(at: to))
+  }
+
+  /// Calls `body` with each event that passes `filter`, in seq order, from seq `first` through
+  /// `last`, as `LogReader.forEachEvent(matching:from:through:)` does for the file; `body`
+  /// returns false to stop.
+  /// - Throws: as `readModels(at:)`, and what `body` throws.
+  package func forEachEvent(
+    matching filter: EventFilter, from first: Int64 = 1, through last: Int64? = nil,
+    _ body: (EventLine) throws -> Bool
+  ) throws {
+    let connection = try PostgresConnection(url: url)
+    defer { connection.close() }
+    try MessageStoreSchema.requireTables(on: connection)
+    var lines = LineDecoder(source: name)
+    var going = true
+    try forEachLine(on: connection, through: last) { bytes in
+      try lines.decode(bytes) { line in
+        if line.sequence >= first, filter.matches(line) { going = try body(line) }
+      }
+      return going
+    }
+  }
+
   /// Calls `body` with each row's line, in `global_position` order, through seq `last` (all
   /// when nil), a page of `pageSize` rows a query.
   private func forEachLine(
     on connection: PostgresConnection, through last: Int64?,
-    _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
+    _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool
   ) throws {
     var after: Int64 = 0
     var read: Int64 = 0
@@ -87,7 +122,7 @@ package struct MessageStoreLog {
               "the row at global_position \(position) holds no line (metadata.line): it was shipped by a version of replay before 'state' could read PostgreSQL; ship the log again into an empty database"
           )
         }
-        try line.withUTF8 { try body($0) }
+        guard try line.withUTF8({ try body($0) }) else { return }
         after = position
         read += 1
       }

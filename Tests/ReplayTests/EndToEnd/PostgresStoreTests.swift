@@ -75,6 +75,27 @@ struct PostgresStoreTests {
       #expect(table.status == 0)
       #expect(table.output.hasPrefix("\(url) at seq \(events)\n"))
 
+      // log, diff and nearest: the same output from both.
+      let location = try server.psql(
+        "SELECT substr(stream_name, 10) FROM message_store.messages"
+          + " WHERE stream_name LIKE 'location-%' ORDER BY global_position LIMIT 1"
+      ).trimmingCharacters(in: .whitespacesAndNewlines)
+      for arguments in [
+        ["log", "--json"], ["log"], ["log", "--stream", "contact-13", "--json"],
+        ["log", "--category", "location", "--from", "100", "--to", "900", "--json"],
+        ["log", "--type", "ContactAdded", "--limit", "5"],
+        ["diff", "contacts", "--from", "147", "--to", "1147", "--json"],
+        ["diff", "locations", "--from", "0", "--json"], ["diff", "observations", "--from", "557"],
+        ["nearest", location, "--k", "5", "--json"], ["nearest", location, "--at", "1047"],
+      ] {
+        let fromFile = try ReplayProcess.run(arguments + ["--log", log])
+        let fromDatabase = try ReplayProcess.run(arguments + ["--log", url])
+        #expect(fromFile.status == 0, "\(arguments): \(fromFile.error)")
+        #expect(fromDatabase.status == 0, "\(arguments): \(fromDatabase.error)")
+        #expect(fromDatabase.output == fromFile.output, "\(arguments)")
+        #expect(!fromFile.output.isEmpty, "\(arguments)")
+      }
+
       let before = try ReplayProcess.run(["state", "contacts", "--id", "13", "--log", url])
       #expect(before.output.contains("Miss.Piggy@muppetsbaby.com"))
       // An erasure in the file, shipped: the key is destroyed in the table too.
@@ -112,8 +133,16 @@ struct PostgresStoreTests {
       #expect(old.status == 65)
       #expect(old.error.contains("global_position 5 holds no line"))
       #expect(old.output == "")
-      let follow = try ReplayProcess.run(["state", "-f", "--log", url])
-      #expect(follow.status == 64)
+      for arguments in [
+        ["state", "-f"], ["log", "-f"], ["history", "contact-13"], ["export", "contacts"],
+        ["append", "--stream", "contact-1", "--type", "ContactFavorited", "--data", "{}"],
+      ] {
+        let refused = try ReplayProcess.run(arguments + ["--log", url], directory: directory)
+        #expect(refused.status == 64, "\(arguments)")
+        #expect(refused.error.contains("does not work on a log kept in PostgreSQL yet"))
+        // Nothing taken for a file name.
+        #expect(!FileManager.default.fileExists(atPath: directory + "/postgresql:"))
+      }
     }
   }
 }
