@@ -53,6 +53,9 @@ package final class LogShipper {
   private var unverifiedID: String?
   /// The events read and not yet committed.
   private var batch = Batch()
+  /// The keys of the key store beside the log, by contact: read when a batch first holds a
+  /// sealed line, and again when a contact's key is not in it yet (made since).
+  private var keys: [String: [(id: KeyStore.KeyID, key: ChaCha20Poly1305.Key?)]]?
 
   /// Reads where the database stands for this log and prepares to ship from there.
   /// - Parameters:
@@ -163,8 +166,11 @@ package final class LogShipper {
   /// connection breaks and `reconnection` allows, connects again and asks the database whether
   /// the batch's transaction committed before the break: if it did, the batch is done; if not,
   /// it is written again. So a server that goes away neither loses nor repeats an event.
-  private func commit(_ report: (Progress) -> Void) throws(PostgresError) {
+  private func commit(_ report: (Progress) -> Void) throws {
     guard batch.count > 0, let logID, let last = batch.last else { return }
+    let erasing = !batch.erasedContacts.isEmpty
+    let keyRows = try keyRows(
+      for: batch.sealedContacts, erased: batch.erasedContacts, reread: erasing)
     var reconnected = false
     while true {
       do throws(PostgresError) {
@@ -176,13 +182,18 @@ package final class LogShipper {
             throw PostgresError.shipperBusy(logPath: logPath)
           }
         }
-        try write(logID: logID, last: last)
+        try write(logID: logID, last: last, keyRows: keyRows)
         break
       } catch .connectionLost(let message) {
-        guard let reconnection else { throw .connectionLost(message: message) }
+        guard let reconnection else { throw PostgresError.connectionLost(message: message) }
         try reconnect(reconnection, logID: logID, lost: message)
         reconnected = true
       }
+    }
+    if erasing {
+      // The destroyed keys' old row versions are dead tuples until a vacuum: the table is
+      // rewritten without them (docs/SCALING.md says what WAL and backups still hold).
+      try connection.execute("VACUUM FULL message_store.replay_keys")
     }
     progress.shippedEvents += Int64(batch.count)
     progress.lastShippedSequence = last.sequence
@@ -194,11 +205,21 @@ package final class LogShipper {
 
   /// The batch's rows and the new position, in one transaction.
   private func write(
-    logID: String, last: (sequence: Int64, id: String, timestamp: Timestamp)
+    logID: String, last: (sequence: Int64, id: String, timestamp: Timestamp),
+    keyRows: [[String?]]
   ) throws(PostgresError) {
     try connection.execute("BEGIN")
     do throws(PostgresError) {
       try connection.copy(Batch.copyStatement, data: batch.rows)
+      for row in keyRows {
+        // A key already there stays; one the log's store destroyed since is destroyed here.
+        try connection.query(
+          """
+          INSERT INTO message_store.replay_keys AS keys (key_id, contact, key)
+          VALUES ($1, $2, decode($3, 'hex'))
+          ON CONFLICT (key_id) DO UPDATE SET key = NULL WHERE excluded.key IS NULL
+          """, row)
+      }
       let moved = try connection.query(
         """
         INSERT INTO message_store.replay_shipped AS shipped (log_id, seq, event_id, log_path)
@@ -219,6 +240,54 @@ package final class LogShipper {
       _ = try? connection.execute("ROLLBACK")
       throw error
     }
+  }
+
+  /// The rows of `replay_keys` the lines of `contacts` need: each of their keys in the store
+  /// beside the log (key id, contact, key in hex; no key for one destroyed or being erased).
+  /// The store is read again when `reread` (an erasure) or when it lacks a contact.
+  /// - Throws: `KeyStoreError` when the store cannot be read, `EngineError.keyStore` when it
+  ///   has no key for a contact whose sealed line is shipped.
+  private func keyRows(
+    for sealed: Set<String>, erased: Set<String>, reread: Bool
+  ) throws -> [[String?]] {
+    let contacts = sealed.union(erased)
+    guard !contacts.isEmpty else { return [] }
+    if reread || keys == nil || sealed.contains(where: { keys?[$0] == nil }) {
+      keys = try Self.keysByContact(KeyStore(logPath: logPath))
+    }
+    var rows: [[String?]] = []
+    for contact in contacts.sorted() {
+      guard let entries = keys?[contact] else {
+        // A contact erased before it had a key has none to destroy.
+        if !sealed.contains(contact) { continue }
+        throw EngineError.keyStore(
+          .missingKey(
+            path: KeyStore.path(forLog: logPath), key: "needed by its shipped lines",
+            contact: contact))
+      }
+      for entry in entries {
+        let hex = entry.key.map { key in
+          key.withUnsafeBytes { bytes in bytes.map { String(format: "%02x", $0) }.joined() }
+        }
+        rows.append([entry.id.description, contact, hex])
+      }
+    }
+    return rows
+  }
+
+  private static func keysByContact(
+    _ store: KeyStore
+  ) -> [String: [(id: KeyStore.KeyID, key: ChaCha20Poly1305.Key?)]] {
+    var byContact: [String: [(id: KeyStore.KeyID, key: ChaCha20Poly1305.Key?)]] = [:]
+    let erasing = Set(store.pendingErasures)
+    for entry in store.keys.values.sorted(by: { $0.id < $1.id }) {
+      byContact[entry.contact, default: []].append(
+        (entry.id, erasing.contains(entry.contact) ? nil : entry.key))
+    }
+    for (id, contact) in store.erasedKeys.sorted(by: { $0.key < $1.key }) {
+      byContact[contact, default: []].append((id, nil))
+    }
+    return byContact
   }
 
   /// The last seq the database holds for this log (0 when none).
@@ -339,6 +408,10 @@ extension LogShipper {
 private struct Batch {
   var rows: [UInt8] = []
   private(set) var count = 0
+  /// The contacts whose sealed personal data the batch holds: their keys go with it.
+  private(set) var sealedContacts: Set<String> = []
+  /// The contacts the batch erases.
+  private(set) var erasedContacts: Set<String> = []
   /// The last event's seq, id and time.
   private(set) var last: (sequence: Int64, id: String, timestamp: Timestamp)?
 
@@ -378,6 +451,11 @@ private struct Batch {
     metadata.string(String(decoding: at, as: UTF8.self))
     metadata.key("schema")
     metadata.integer(line.schemaVersion)
+    // The line as written (checksum included), so that a reader of the table gets back the
+    // log byte for byte and folds it as a reader of the file does.
+    metadata.key("line")
+    metadata.string(
+      String(decoding: UnsafeBufferPointer(start: line.base, count: line.length), as: UTF8.self))
     let audit = line.metadata()
     for (key, value) in [
       ("actor", audit.actor), ("reason", audit.reason), ("correlation", audit.correlation),
@@ -397,10 +475,29 @@ private struct Batch {
     rows.append(CopyText.newline)
     count += 1
     last = (line.sequence, id, line.timestamp)
+    if line.typeBytes.elementsEqual("ContactErased".utf8),
+      line.stream.hasPrefix(Self.contactCategory)
+    {
+      // The contact's keys were destroyed: they go as destroyed with the event.
+      erasedContacts.insert(String(line.stream.dropFirst(Self.contactCategory.count)))
+    } else if line.schemaVersion >= 2, Self.isSealable(line.typeBytes),
+      line.stream.hasPrefix(Self.contactCategory)
+    {
+      sealedContacts.insert(String(line.stream.dropFirst(Self.contactCategory.count)))
+    }
+  }
+
+  private static let contactCategory = "contact-"
+
+  /// Whether a type carries sealed personal data (schema 2 `ContactAdded`, `ContactUpdated`).
+  private static func isSealable(_ type: UnsafeBufferPointer<UInt8>) -> Bool {
+    type.elementsEqual("ContactAdded".utf8) || type.elementsEqual("ContactUpdated".utf8)
   }
 
   mutating func removeAll() {
     rows.removeAll(keepingCapacity: true)
+    sealedContacts.removeAll()
+    erasedContacts.removeAll()
     count = 0
     last = nil
   }

@@ -1,7 +1,7 @@
 /// The SQL of Message DB's schema as this project writes it: the `messages` table, its indexes
 /// and the functions other tools call, with Message DB's names, arguments and behaviour (from
 /// its documentation and its 1.3.0 release), plus `replay_shipped`, where `replay ship` keeps
-/// the last event it shipped of each log.
+/// the last event it shipped of each log, and `replay_keys`, the keys its sealed lines need.
 ///
 /// Every name is qualified with the schema (`message_store.messages`), so the functions work
 /// whatever the caller's `search_path`; Message DB's own install relies on the role's
@@ -323,6 +323,18 @@ enum MessageStoreSQL {
           event_id uuid NOT NULL,
           log_path text NOT NULL,
           shipped_at timestamp with time zone NOT NULL DEFAULT now()
+        )
+        """),
+    // The contacts' keys the shipped lines were sealed with (the key store of a log read from
+    // the database): `key` is NULL once the contact was erased, so that a line sealed with
+    // it reads as erased rather than as a key missing from another log's store.
+    Statement(
+      key: "table replay_keys",
+      sql: """
+        CREATE TABLE message_store.replay_keys (
+          key_id text NOT NULL PRIMARY KEY,
+          contact text NOT NULL,
+          key bytea
         )
         """),
   ]

@@ -66,7 +66,7 @@ package enum MessageStoreSchema {
       SELECT c.relname, a.attname FROM pg_catalog.pg_class c
       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
       JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-      WHERE n.nspname = $1 AND c.relname IN ('messages', 'replay_shipped')
+      WHERE n.nspname = $1 AND c.relname IN ('messages', 'replay_shipped', 'replay_keys')
       """, [MessageStoreSQL.schema]
     ).rows
     let present = Set(rows.map { "\($0[0] ?? "").\($0[1] ?? "")" })
@@ -74,7 +74,7 @@ package enum MessageStoreSchema {
       "messages.id", "messages.stream_name", "messages.position", "messages.type",
       "messages.data", "messages.metadata", "messages.time", "messages.global_position",
       "replay_shipped.log_id", "replay_shipped.seq", "replay_shipped.event_id",
-      "replay_shipped.log_path",
+      "replay_shipped.log_path", "replay_keys.key_id", "replay_keys.contact", "replay_keys.key",
     ]
     let missing = needed.filter { !present.contains($0) }
     if !missing.isEmpty {

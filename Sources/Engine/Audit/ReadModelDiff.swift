@@ -54,6 +54,17 @@ extension Replayer {
     precondition(ReadModels.modelNames.contains(name), "'\(name)' is no read model")
     let old = try readModels(at: from, models: [name])
     let new = try readModels(at: to, models: [name])
+    return ReadModelDiff(model: name, from: from, to: to, old: old, new: new)
+  }
+}
+
+extension ReadModelDiff {
+  /// The diff of model `name` between two replays' results, `old` at `from` and `new` at `to`
+  /// (however they were read: the file, or a database through `LineFold`).
+  package init(
+    model name: String, from: ReplayPoint, to: ReplayPoint, old: Replayer.Result,
+    new: Replayer.Result
+  ) {
     let oldEntries = old.models.model(named: name)?.entries ?? [:]
     let newEntries = new.models.model(named: name)?.entries ?? [:]
     let changes = EntryDiff(from: oldEntries, to: newEntries)
@@ -62,7 +73,7 @@ extension Replayer {
       let id = EntityKey(change.id)
       labels[id] = newEntries[id]?.label ?? oldEntries[id]?.label
     }
-    return ReadModelDiff(
+    self.init(
       model: name, from: from, to: to, fromSequence: old.lastSequence,
       toSequence: new.lastSequence, changes: changes, labels: labels)
   }

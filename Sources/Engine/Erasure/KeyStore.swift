@@ -77,6 +77,12 @@ package struct KeyStore: Sendable {
     public var id: KeyID
     public var contact: String
     public var key: ChaCha20Poly1305.Key
+
+    package init(id: KeyID, contact: String, key: ChaCha20Poly1305.Key) {
+      self.id = id
+      self.contact = contact
+      self.key = key
+    }
   }
 
   /// The store of the log at `logPath`.

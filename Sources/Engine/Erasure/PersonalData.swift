@@ -42,9 +42,15 @@ enum PersonalData {
   /// may have added it since). Make one per read, not per process: a long-lived reader would
   /// not see an erasure made after it took the store.
   struct KeyRing {
-    /// The log whose store answers.
-    let log: OpenLog
-    var logPath: String { log.path }
+    /// The log whose store answers; nil when `external` does.
+    let log: OpenLog?
+    /// The log's name in errors.
+    let logPath: String
+    /// Where the keys are, in errors.
+    let keyStorePath: String
+    /// The keys of a log kept elsewhere than in a file (a PostgreSQL table): asked instead of
+    /// a store beside a file, and for erasures too (an erased key is `.erased` or gone).
+    private let external: ((KeyStore.KeyID) throws -> KeyStore.Lookup)?
     private var source: KeyStoreCache.Source?
     /// The keys found by reading their lines alone, before a source answered: the events of
     /// one contact share a key. Once a source answers, it is asked each time and nothing is
@@ -59,19 +65,36 @@ enum PersonalData {
 
     init(_ log: OpenLog) {
       self.log = log
+      logPath = log.path
+      keyStorePath = log.files.keyStorePath
+      external = nil
+    }
+
+    /// A ring whose keys come from `lookup`, for lines read from `logName` (a database).
+    init(
+      logName: String, keyStoreName: String,
+      lookup: @escaping (KeyStore.KeyID) throws -> KeyStore.Lookup
+    ) {
+      log = nil
+      logPath = logName
+      keyStorePath = keyStoreName
+      external = lookup
     }
 
     /// What the store beside the log says of key `id`; a key whose contact's erasure began
     /// (its `ContactErased` may be in the log while the key is not destroyed yet) is erased.
     mutating func lookup(_ id: KeyStore.KeyID) throws -> KeyStore.Lookup {
-      let found = try storeLookup(id)
+      guard let log else { return try external?(id) ?? .missing }
+      let found = try storeLookup(id, log: log)
       guard case .present(let entry) = found else { return found }
       if erasing == nil { erasing = KeyStore.pendingErasures(logPath: logPath) }
       if erasing?.contains(entry.contact) == true { return .erased(contact: entry.contact) }
       return found
     }
 
-    private mutating func storeLookup(_ id: KeyStore.KeyID) throws -> KeyStore.Lookup {
+    private mutating func storeLookup(
+      _ id: KeyStore.KeyID, log: OpenLog
+    ) throws -> KeyStore.Lookup {
       if let source {
         let lookup = try source.lookup(id)
         if case .missing = lookup {} else { return lookup }
@@ -206,7 +229,7 @@ enum PersonalData {
     case .missing:
       throw EngineError.keyStore(
         .missingKey(
-          path: keys.log.files.keyStorePath, key: sealed.keyText, contact: contact))
+          path: keys.keyStorePath, key: sealed.keyText, contact: contact))
     case .present(let entry):
       guard entry.contact == contact else {
         throw EngineError.undecodableEvent(

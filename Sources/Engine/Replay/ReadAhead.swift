@@ -28,6 +28,11 @@ extension Replayer {
       path = log.path
     }
 
+    init(keys: PersonalData.KeyRing) {
+      self.keys = keys
+      path = keys.logPath
+    }
+
     /// What the fold does with `line`: the payload decoded (only the text a read model keeps
     /// is made) and sealed personal data opened.
     mutating func input(for line: EventLine) throws -> FoldInput {

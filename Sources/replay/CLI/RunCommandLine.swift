@@ -68,6 +68,7 @@ private func parseAndRun(
     }
     let invocation = ParsedInvocation(commands: stack, terminal: terminal, parsedValues: values)
     do {
+      try invocation.refusePostgresWhereUnsupported()
       return try run(invocation)
     } catch let error as any CLIError {
       if error.exitCode == .usageError {

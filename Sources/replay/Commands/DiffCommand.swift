@@ -46,8 +46,9 @@ enum DiffCommand {
     let model = try invocation.readModelName()
     let from = try invocation[DiffCommand.from] ?? .end
     let to = try invocation[DiffCommand.to] ?? .end
-    let replayer = invocation.replayer
-    let diff = try replayer.diff(model: model, from: from, to: to)
+    let diff =
+      try invocation.diffFromPostgres(model: model, from: from, to: to)
+      ?? invocation.replayer.diff(model: model, from: from, to: to)
     if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: json(diff) + [0x0A])
     } else {

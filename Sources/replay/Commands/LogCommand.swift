@@ -111,6 +111,7 @@ enum LogCommand {
       return limit.map { shown < $0 } ?? true
     }
     if follow {
+      try invocation.refuseOnPostgres("'log --follow'")
       try self.follow(
         invocation, from: from, to: to, filter: filter, flushTable: { table.finish() },
         show: show)
@@ -123,14 +124,19 @@ enum LogCommand {
     // Times never go backwards: the first event at or after the time starts the listing.
     case .time(let instant): notBefore = instant
     }
-    // A stream or a category is read through the writer's index when there is one.
-    try invocation.logReader.forEachEvent(matching: filter, from: firstSequence, through: to) {
-      line in
+    func showFrom(_ line: EventLine) -> Bool {
       if let time = notBefore {
         if line.timestamp < time { return true }
         notBefore = nil
       }
       return show(line)
+    }
+    // A stream or a category is read through the writer's index when there is one.
+    if try !invocation.forEachPostgresEvent(
+      matching: filter, from: firstSequence, through: to, showFrom)
+    {
+      try invocation.logReader.forEachEvent(
+        matching: filter, from: firstSequence, through: to, showFrom)
     }
     if !json {
       table.finish()

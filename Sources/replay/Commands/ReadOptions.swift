@@ -62,9 +62,10 @@ extension ParsedInvocation {
   func rebuild(models names: Set<String>? = nil, progress: ReadProgress? = nil) throws
     -> Replayer.Result
   {
+    let point = try replayPoint()
+    if let result = try rebuildFromPostgres(at: point) { return result }
     var replayer = self.replayer
     replayer.reader.progress = progress
-    let point = try replayPoint()
     return try replayer.readModels(
       at: point, models: names, saveEvery: replayer.checkpoints?.interval)
   }

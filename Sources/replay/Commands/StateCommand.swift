@@ -44,6 +44,7 @@ enum StateCommand {
     }
     let options = try invocation.viewOptions()
     let follow = invocation[StateCommand.follow]
+    if follow { try invocation.refuseOnPostgres("'state --follow'") }
     if follow, try invocation.replayPoint() != .end {
       throw UsageError(
         "'--follow' shows the end of the log as it grows: leave out '--at' and '--as-of'")
@@ -104,7 +105,7 @@ enum StateCommand {
       invocation.terminal.write(bytes: writer.bytes + [0x0A])
       return
     }
-    var text = "\(invocation.logPath) \(pointDescription(try invocation.replayPoint(), result))\n\n"
+    var text = "\(invocation.logName) \(pointDescription(try invocation.replayPoint(), result))\n\n"
     for name in names {
       text += "== \(name) ==\n" + table(name, result.models, options: options) + "\n"
     }

@@ -19,6 +19,7 @@ struct LogShipperTests {
       // The first two writes (1000 events each), then the rest as another process appends it.
       let cut = try #require(lineEnd(bytes, line: 2000))
       try writeBytes(Array(bytes[..<cut]), to: path)
+      try copyKeyStore(of: full, to: path)
 
       let first = try LogShipper(logPath: path, connection: connection, batchSize: 300)
         .ship(following: false)
@@ -55,6 +56,7 @@ struct LogShipperTests {
       let bytes = try fileBytes(full)
       let shorter = directory + "/shorter.jsonl"
       try writeBytes(Array(bytes[..<(try #require(lineEnd(bytes, line: 2000)))]), to: shorter)
+      try copyKeyStore(of: full, to: shorter)
       let error = thrownPostgresError {
         _ = try LogShipper(logPath: shorter, connection: connection).ship(following: false)
       }
@@ -79,6 +81,7 @@ struct LogShipperTests {
       let bytes = try fileBytes(full)
       let cut = try #require(lineEnd(bytes, line: 1000))
       try writeBytes(Array(bytes[..<cut]), to: path)
+      try copyKeyStore(of: full, to: path)
 
       let shipping = FollowingShipper(
         try LogShipper(logPath: path, connection: PostgresConnection(url: server.url())))
@@ -136,6 +139,7 @@ extension LogShipperTests {
       let firstCut = try #require(lineEnd(bytes, line: 1000))
       let secondCut = try #require(lineEnd(bytes, line: 2000))
       try writeBytes(Array(bytes[..<firstCut]), to: path)
+      try copyKeyStore(of: full, to: path)
 
       let events = Box<[LogShipper.Reconnection.Event]>([])
       let lock = NSLock()
@@ -272,8 +276,10 @@ func expectTable(_ connection: PostgresConnection, equals path: String) throws {
     """, []
   ).rows
   let events = try readAll(path)
+  // Each row keeps its line as written.
+  let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
   #expect(rows.count == events.count)
-  for (row, event) in zip(rows, events) {
+  for (row, (event, line)) in zip(rows, zip(events, lines)) {
     let at = event.timestamp.description
     #expect(row[0] == event.id.description)
     #expect(row[1] == event.stream)
@@ -285,11 +291,18 @@ func expectTable(_ connection: PostgresConnection, equals path: String) throws {
     metadata["reason"] = event.metadata.reason
     metadata["correlation"] = event.metadata.correlation
     metadata["causation"] = event.metadata.causation
+    metadata["line"] = String(line)
     let expected = try JSONSerialization.data(withJSONObject: metadata)
     #expect(try sameJSON(row[5], Array(expected)))
     #expect(row[6] == at)
     if row[0] != event.id.description { return }
   }
+}
+
+/// A copy of a log goes with its key store (the keys its sealed contacts ship with).
+func copyKeyStore(of log: String, to copy: String) throws {
+  guard FileManager.default.fileExists(atPath: log + ".keys") else { return }
+  try FileManager.default.copyItem(atPath: log + ".keys", toPath: copy + ".keys")
 }
 
 func sameJSON(_ text: String?, _ bytes: [UInt8]) throws -> Bool {

@@ -1,0 +1,64 @@
+import Engine
+import Postgres
+
+/// `--log postgresql://…` (or `$REPLAY_LOG`): the commands that read a log read it from a
+/// PostgreSQL database `replay ship` fills, through Engine's own fold (`MessageStoreLog`).
+/// Each command's hook is a line that asks `postgresLog`.
+extension ParsedInvocation {
+  /// The database `--log` names, when it names one rather than a file.
+  var postgresLog: MessageStoreLog? {
+    let path = logPath
+    return MessageStoreLog.isDatabase(path) ? MessageStoreLog(url: path) : nil
+  }
+
+  /// The log's name in output: its path, or the database's URL without its password.
+  var logName: String { postgresLog?.name ?? logPath }
+
+  /// The read models at `point` from the database `--log` names; nil when it names a file.
+  func rebuildFromPostgres(at point: ReplayPoint) throws -> Replayer.Result? {
+    try postgresLog?.readModels(at: point)
+  }
+
+  /// Calls `body` with the events from the database `--log` names, as
+  /// `LogReader.forEachEvent(matching:from:through:)` does; false when it names a file.
+  func forEachPostgresEvent(
+    matching filter: EventFilter, from first: Int64, through last: Int64?,
+    _ body: (EventLine) throws -> Bool
+  ) throws -> Bool {
+    guard let database = postgresLog else { return false }
+    try database.forEachEvent(matching: filter, from: first, through: last, body)
+    return true
+  }
+
+  /// The diff of `model` from the database `--log` names; nil when it names a file.
+  func diffFromPostgres(model: String, from: ReplayPoint, to: ReplayPoint) throws
+    -> ReadModelDiff?
+  {
+    try postgresLog?.diff(model: model, from: from, to: to)
+  }
+
+  /// The commands that read `--log postgresql://…`.
+  static let postgresCommands: Set<String> = ["state", "nearest", "log", "diff"]
+
+  /// Refuses `--log postgresql://…` (or such a `$REPLAY_LOG`) for the other commands, before
+  /// they take the URL for a file name.
+  /// - Throws: `UsageError` naming the commands that read a database.
+  func refusePostgresWhereUnsupported() throws {
+    guard declares(CommonOptions.log), postgresLog != nil,
+      let name = commandPath.last, !Self.postgresCommands.contains(name)
+    else { return }
+    throw UsageError(
+      "'\(commandPath.dropFirst().joined(separator: " "))' does not work on a log kept in PostgreSQL yet; "
+        + "'state', 'nearest', 'log' and 'diff' do: run it on the file"
+    )
+  }
+
+  /// Refuses what a command cannot do yet on a log kept in PostgreSQL.
+  /// - Throws: `UsageError` naming `what` when `--log` names a database.
+  func refuseOnPostgres(_ what: String) throws {
+    guard postgresLog != nil else { return }
+    throw UsageError(
+      "\(what) does not work on a log kept in PostgreSQL yet: run it on the file"
+    )
+  }
+}
