@@ -1,5 +1,6 @@
 import Events
 import Foundation
+import Generator
 import ReplayTestSupport
 import Testing
 
