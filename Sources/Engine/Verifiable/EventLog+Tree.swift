@@ -2,7 +2,7 @@ import Events
 
 /// The log's Merkle tree as a writer keeps it: in memory from its first `treeHead()` or
 /// large write on, extended by each write with the leaf hashes of the lines it wrote, and
-/// saved to `<log>.tree` when a tile of 256 leaves completes.
+/// saved to `<log>.tree` when a tile of 256 leaves completes (`LogTree.isSaveDue`).
 extension EventLog {
   /// A tree head: the size and root of the log's RFC 9162 Merkle tree (docs/FORMAT.md, "The
   /// Merkle tree").
@@ -63,8 +63,8 @@ extension EventLog {
       startingAt: state.index.committedEnd, sequence: state.index.lastSequence + 1)
   }
 
-  /// Takes a committed write's leaves into the kept tree, and saves the sidecar when a tile
-  /// completed. Never throws: the write is done; a tree that cannot follow is dropped.
+  /// Takes a committed write's leaves into the kept tree, and saves the sidecar when that is
+  /// due (`LogTree.isSaveDue`). Never throws: the write is done; a tree that cannot follow is dropped.
   func keepTree(_ leaves: LogTree.LeafRun?, state: inout State) {
     guard let leaves, let tree = state.tree else { return }
     guard tree.extend(with: leaves), tree.size == state.index.lastSequence else {

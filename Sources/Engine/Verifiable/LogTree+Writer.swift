@@ -9,7 +9,8 @@ import Events
 #endif
 
 /// The tree a writer keeps: extended with the leaf hashes of the lines it writes (it has their
-/// bytes), saved when a tile completes, so that `head` after a write reads no line of it.
+/// bytes), saved when that is due (`isSaveDue`), so that `head` after a write reads few of
+/// its lines, or none.
 extension LogTree {
   /// Extends the tree with a committed write's leaves, when the tree ends where the write
   /// began; otherwise (another process appended in between) reads the log from the tree's
@@ -29,9 +30,14 @@ extension LogTree {
     return true
   }
 
-  /// Whether a tile completed since the sidecar was last saved (or adopted): then saving it
-  /// is worth a rewrite, and the next process reads at most one tile's lines less.
-  var isSaveDue: Bool { size / TreeFile.tileWidth > savedSize / TreeFile.tileWidth }
+  /// Whether saving the sidecar is worth its rewrite: a tile completed since it was last
+  /// saved (or adopted), and the leaves it lacks are at least an eighth of those it holds. A
+  /// save rewrites the whole file (about 40 bytes per 256 events, two syncs), so a writer that
+  /// appends millions of events saves a few dozen times, not once per tile (the same rule as
+  /// the index's, `EventLog.saveIndexIfDue`).
+  var isSaveDue: Bool {
+    size / TreeFile.tileWidth > savedSize / TreeFile.tileWidth && unsavedCount >= savedSize / 8
+  }
 
   /// The leaves left unsaved.
   var unsavedCount: Int64 { size - savedSize }

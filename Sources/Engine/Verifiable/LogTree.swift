@@ -19,7 +19,7 @@ import Events
 ///
 /// - Note: a writer (`EventLog`) keeps the tree in memory once it has it (after its first
 ///   `treeHead()`, or a write of a tile or more), extends it with the leaf hashes of the lines
-///   it writes, and saves the sidecar when a tile completes; otherwise the sidecar is brought
+///   it writes, and saves the sidecar when that is due (`isSaveDue`); otherwise it is brought
 ///   up to date lazily, by `head`, `prove` and `verify --note`: a single append costs what it
 ///   did, and the first `head` after it hashes the lines not yet saved.
 ///

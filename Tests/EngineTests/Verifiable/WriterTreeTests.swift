@@ -7,7 +7,8 @@ import Testing
 @testable import Engine
 
 /// The tree a writer keeps (`EventLog+Tree.swift`): extended with each write, saved when a
-/// tile completes, and never trusted when it does not belong to the log.
+/// tile completes (and the leaves unsaved are an eighth of the saved ones), and never
+/// trusted when it does not belong to the log.
 @Suite struct WriterTreeTests {
   /// The root of the log at `path` from its lines, read as plain text.
   static func expectedRoot(_ path: String) throws -> (size: Int64, root: [UInt8]) {
@@ -82,6 +83,24 @@ import Testing
       #expect(saved.size == 300)
       #expect(saved.root == (try Self.expectedRoot(path)).root)
       #expect(try log.treeHead().root == saved.root)
+    }
+  }
+
+  /// A save rewrites the whole sidecar: a writer saves when a tile completes only once the
+  /// leaves it lacks are an eighth of those it holds.
+  @Test func aLargerLogIsSavedAfterAnEighthMore() throws {
+    try withTemporaryDirectory { directory in
+      let path = try makeGeneratedLog(in: directory, count: 4096, seed: "eighth", chunkSize: 4096)
+      #expect(Self.sidecar(path)?.size == 4096)
+      let log = try EventLog(path: path, configuration: testConfiguration())
+      _ = try log.treeHead()
+      for number in 1...256 { try Self.favorite(log, number) }
+      // A tile completed, but 256 < 4096 / 8.
+      #expect(Self.sidecar(path)?.size == 4096)
+      var generator = LogGenerator(seed: "eighth-more")
+      try log.appendGenerated(256, from: &generator, chunkSize: 256)
+      #expect(Self.sidecar(path)?.size == 4608)
+      #expect(Self.sidecar(path)?.root == (try Self.expectedRoot(path)).root)
     }
   }
 
