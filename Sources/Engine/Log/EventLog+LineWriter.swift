@@ -82,9 +82,11 @@ extension EventLog {
           }
         }
       }
-      // The chunk before this one is synced first (see above).
-      try syncer?.wait()
+      // The tree's leaves are hashed while the chunk before this one may still be syncing,
+      // which is then waited for (see above): the hashing costs the write no time while a
+      // sync is slower than it.
       treeLeaves?.addLines(buffer.bytes)
+      try syncer?.wait()
       try file.writeAll(buffer.bytes)
       written += Int64(buffer.count)
       buffer.removeAll()
