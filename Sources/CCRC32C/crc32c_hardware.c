@@ -8,6 +8,30 @@
 
 #include <string.h>
 
+// The body of `crc32c_hardware_update` for both instruction sets: 8 bytes a step, then 4, then
+// one at a time (unaligned loads through memcpy, which compile to one mov). `wide` is the type
+// of the register the 8-byte step works in; `step64`, `step32` and `step8` are the instructions.
+#define CRC32C_UPDATE_BODY(wide, step64, step32, step8)        \
+  const unsigned char *pointer = (const unsigned char *)bytes; \
+  wide crc = state;                                            \
+  for (; count >= 8; pointer += 8, count -= 8) {               \
+    uint64_t word;                                             \
+    memcpy(&word, pointer, 8);                                 \
+    crc = step64(crc, word);                                   \
+  }                                                            \
+  uint32_t crc32 = (uint32_t)crc;                              \
+  if (count >= 4) {                                            \
+    uint32_t word;                                             \
+    memcpy(&word, pointer, 4);                                 \
+    crc32 = step32(crc32, word);                               \
+    pointer += 4;                                              \
+    count -= 4;                                                \
+  }                                                            \
+  for (; count > 0; pointer += 1, count -= 1) {                \
+    crc32 = step8(crc32, *pointer);                            \
+  }                                                            \
+  return crc32;
+
 #if defined(__x86_64__)
 
 #include <nmmintrin.h>
@@ -22,89 +46,27 @@ int crc32c_hardware_kind(void) {
 __attribute__((target("sse4.2"))) uint32_t crc32c_hardware_update(uint32_t state,
                                                                   const void *bytes,
                                                                   size_t count) {
-  const unsigned char *pointer = (const unsigned char *)bytes;
-  uint64_t crc = state;
-  while (count >= 8) {
-    uint64_t word;
-    memcpy(&word, pointer, 8);  // unaligned load; compiles to one mov
-    crc = _mm_crc32_u64(crc, word);
-    pointer += 8;
-    count -= 8;
-  }
-  uint32_t crc32 = (uint32_t)crc;
-  if (count >= 4) {
-    uint32_t word;
-    memcpy(&word, pointer, 4);
-    crc32 = _mm_crc32_u32(crc32, word);
-    pointer += 4;
-    count -= 4;
-  }
-  while (count > 0) {
-    crc32 = _mm_crc32_u8(crc32, *pointer);
-    pointer += 1;
-    count -= 1;
-  }
-  return crc32;
+  // The 8-byte instruction takes and gives a 64-bit register: keeping it 64 bits wide in the
+  // loop spares a zero-extension per step.
+  CRC32C_UPDATE_BODY(uint64_t, _mm_crc32_u64, _mm_crc32_u32, _mm_crc32_u8)
 }
 
 #elif defined(__aarch64__) || defined(_M_ARM64)
 
 #include <arm_acle.h>
 
-#if defined(__APPLE__)
-#include <sys/sysctl.h>
+#include "arm64_features.h"
 
 int crc32c_hardware_kind(void) {
-  int value = 0;
-  size_t size = sizeof(value);
-  if (sysctlbyname("hw.optional.armv8_crc32", &value, &size, NULL, 0) != 0) {
-    return CRC32C_HARDWARE_NONE;
-  }
-  return value != 0 ? CRC32C_HARDWARE_ARMV8 : CRC32C_HARDWARE_NONE;
+  return arm64_has_feature("hw.optional.armv8_crc32", HWCAP_CRC32, 0) ? CRC32C_HARDWARE_ARMV8
+                                                                       : CRC32C_HARDWARE_NONE;
 }
-
-#elif defined(__linux__)
-#include <sys/auxv.h>
-#ifndef HWCAP_CRC32
-#define HWCAP_CRC32 (1UL << 7)  // <asm/hwcap.h>
-#endif
-
-int crc32c_hardware_kind(void) {
-  return (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0 ? CRC32C_HARDWARE_ARMV8 : CRC32C_HARDWARE_NONE;
-}
-
-#else
-
-int crc32c_hardware_kind(void) { return CRC32C_HARDWARE_NONE; }
-
-#endif
 
 // The data is little-endian on every arm64 system Swift supports, as the instructions expect.
 __attribute__((target("+crc"))) uint32_t crc32c_hardware_update(uint32_t state,
                                                                 const void *bytes,
                                                                 size_t count) {
-  const unsigned char *pointer = (const unsigned char *)bytes;
-  uint32_t crc = state;
-  while (count >= 8) {
-    uint64_t word;
-    memcpy(&word, pointer, 8);
-    crc = __crc32cd(crc, word);
-    pointer += 8;
-    count -= 8;
-  }
-  if (count >= 4) {
-    uint32_t word;
-    memcpy(&word, pointer, 4);
-    crc = __crc32cw(crc, word);
-    pointer += 4;
-    count -= 4;
-  }
-  while (count > 0) {
-    crc = __crc32cb(crc, *pointer);
-    pointer += 1;
-    count -= 1;
-  }
-  return crc;
+  CRC32C_UPDATE_BODY(uint32_t, __crc32cd, __crc32cw, __crc32cb)
 }
 
 #else

@@ -119,34 +119,13 @@ __attribute__((target("sha,sse4.1"))) void sha256_compress_hardware(uint32_t sta
 
 #include <arm_neon.h>
 
-#if defined(__APPLE__)
-#include <sys/sysctl.h>
+#include "arm64_features.h"
 
 int sha256_hardware_kind(void) {
-  int value = 0;
-  size_t size = sizeof(value);
-  if (sysctlbyname("hw.optional.arm.FEAT_SHA256", &value, &size, NULL, 0) != 0) {
-    // Every Apple arm64 CPU has the instructions; older systems lack the sysctl name.
-    return SHA256_HARDWARE_ARMV8;
-  }
-  return value != 0 ? SHA256_HARDWARE_ARMV8 : SHA256_HARDWARE_NONE;
+  // Every Apple arm64 CPU has the instructions; older systems lack the sysctl name.
+  return arm64_has_feature("hw.optional.arm.FEAT_SHA256", HWCAP_SHA2, 1) ? SHA256_HARDWARE_ARMV8
+                                                                          : SHA256_HARDWARE_NONE;
 }
-
-#elif defined(__linux__)
-#include <sys/auxv.h>
-#ifndef HWCAP_SHA2
-#define HWCAP_SHA2 (1UL << 6)  // <asm/hwcap.h>
-#endif
-
-int sha256_hardware_kind(void) {
-  return (getauxval(AT_HWCAP) & HWCAP_SHA2) != 0 ? SHA256_HARDWARE_ARMV8 : SHA256_HARDWARE_NONE;
-}
-
-#else
-
-int sha256_hardware_kind(void) { return SHA256_HARDWARE_NONE; }
-
-#endif
 
 // The state stays as ABCD and EFGH. Each group of four rounds adds K(t) to four message words
 // and runs `sha256h`/`sha256h2`; `sha256su0`/`sha256su1` build the words four groups ahead.

@@ -18,9 +18,7 @@ enum ContactSourceParser {
     _ document: JSONValue, into collector: inout SourceParser.Collector
   ) throws(ImportError) {
     guard let elements = SourceParser.array(in: document, at: ["contacts"]) else {
-      throw ImportError.unexpectedLayout(
-        source: collector.sourceName, kind: .contacts,
-        expected: "an array of contact objects", found: SourceDocument.describeLayout(document))
+      throw collector.unexpectedLayout(document, expected: "an array of contact objects")
     }
     collector.forEachRecord(elements, expected: "a contact object {\"id\", \"name\", ...}") {
       collector, index, fields in

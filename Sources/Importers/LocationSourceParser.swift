@@ -25,11 +25,10 @@ enum LocationSourceParser {
       }
       elements = features
     } else {
-      throw ImportError.unexpectedLayout(
-        source: collector.sourceName, kind: .locations,
+      throw collector.unexpectedLayout(
+        document,
         expected:
-          "a GeoJSON FeatureCollection {\"type\": \"FeatureCollection\", \"features\": [...]}",
-        found: SourceDocument.describeLayout(document))
+          "a GeoJSON FeatureCollection {\"type\": \"FeatureCollection\", \"features\": [...]}")
     }
     collector.forEachRecord(
       elements, expected: "a GeoJSON Feature {\"type\", \"id\", \"geometry\", \"properties\"}"

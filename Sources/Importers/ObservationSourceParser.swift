@@ -24,10 +24,9 @@ enum ObservationSourceParser {
     _ document: JSONValue, into collector: inout SourceParser.Collector, timeZone: TimeZone
   ) throws(ImportError) {
     guard let elements = SourceParser.array(in: document, at: ["observations"]) else {
-      throw ImportError.unexpectedLayout(
-        source: collector.sourceName, kind: .observations,
-        expected: "an object {\"status\", \"observations\": [...]} or an array of observations",
-        found: SourceDocument.describeLayout(document))
+      throw collector.unexpectedLayout(
+        document,
+        expected: "an object {\"status\", \"observations\": [...]} or an array of observations")
     }
     collector.forEachRecord(
       elements,

@@ -161,25 +161,7 @@ enum RecordLabel {
     {
       return "\(name) '\(text)'"
     }
-    var shown = ""
-    for (count, scalar) in text.unicodeScalars.enumerated() {
-      if count == 40 {
-        shown += "..."
-        break
-      }
-      switch scalar {
-      case "\n": shown += "\\n"
-      case "\r": shown += "\\r"
-      case "\t": shown += "\\t"
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{FEFF}" {
-          shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-        } else {
-          shown.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return "\(name) '\(shown)'"
+    return "\(name) '\(DomainText.escaped(text, cutAt: 40))'"
   }
 
   /// The parts that are known, joined: `id '13', name 'Miss Piggy'`; `nil` when none is.

@@ -98,6 +98,14 @@ package enum SourceParser {
     var problems: [RecordProblem] = []
     var notes: [String] = []
 
+    /// The error for a document that is not laid out as this kind of source is: what was
+    /// `expected`, and the layout `document` has.
+    func unexpectedLayout(_ document: JSONValue, expected: String) -> ImportError {
+      .unexpectedLayout(
+        source: sourceName, kind: kind, expected: expected,
+        found: SourceDocument.describeLayout(document))
+    }
+
     /// Sets how many records the source holds, before they are read.
     mutating func expect(_ count: Int) {
       recordCount = count

@@ -43,11 +43,10 @@ enum StateSourceParser {
           into: &collector)
       }
     } else {
-      throw ImportError.unexpectedLayout(
-        source: collector.sourceName, kind: .states,
+      throw collector.unexpectedLayout(
+        document,
         expected:
-          "{\"States\": [{\"Name\", \"ZipCodes\"}]} or a dictionary of state name → zip codes",
-        found: SourceDocument.describeLayout(document))
+          "{\"States\": [{\"Name\", \"ZipCodes\"}]} or a dictionary of state name → zip codes")
     }
   }
 

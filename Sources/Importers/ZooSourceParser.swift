@@ -27,10 +27,8 @@ enum ZooSourceParser {
       let elements = SourceParser.array(in: document, at: ["result", "results"])
         ?? SourceParser.array(in: document, at: ["results"])
     else {
-      throw ImportError.unexpectedLayout(
-        source: collector.sourceName, kind: .zoo,
-        expected: "{\"result\": {\"results\": [...]}} (the open-data API's answer)",
-        found: SourceDocument.describeLayout(document))
+      throw collector.unexpectedLayout(
+        document, expected: "{\"result\": {\"results\": [...]}} (the open-data API's answer)")
     }
     if let result = document["result"], let total = result["count"]?.int64Value,
       total > elements.count

@@ -26,6 +26,18 @@ enum CopyText {
     row.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[start...]))
   }
 
+  /// Appends one of a log line's strings to `row`, escaped: `unescaped` when the line's JSON
+  /// escapes any of its characters, and otherwise its `bytes` as they stand in the line.
+  static func append(
+    _ bytes: UnsafeBufferPointer<UInt8>, unescaped: String?, to row: inout [UInt8]
+  ) {
+    if let unescaped {
+      append(unescaped, to: &row)
+    } else {
+      append(UnsafeRawBufferPointer(bytes), to: &row)
+    }
+  }
+
   /// Appends `value`'s UTF-8 bytes to `row`, escaped.
   static func append(_ value: String, to row: inout [UInt8]) {
     var value = value

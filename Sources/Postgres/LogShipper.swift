@@ -425,19 +425,13 @@ private struct Batch {
     let id = line.id.description
     rows.append(contentsOf: id.utf8)
     rows.append(CopyText.tab)
-    if line.streamSlice.hasEscapes {
-      CopyText.append(line.stream, to: &rows)
-    } else {
-      CopyText.append(UnsafeRawBufferPointer(line.streamBytes), to: &rows)
-    }
+    CopyText.append(
+      line.streamBytes, unescaped: line.streamSlice.hasEscapes ? line.stream : nil, to: &rows)
     rows.append(CopyText.tab)
     JSONWriter.appendDecimal(line.version - 1, to: &rows)
     rows.append(CopyText.tab)
-    if line.typeSlice.hasEscapes {
-      CopyText.append(line.type, to: &rows)
-    } else {
-      CopyText.append(UnsafeRawBufferPointer(line.typeBytes), to: &rows)
-    }
+    CopyText.append(
+      line.typeBytes, unescaped: line.typeSlice.hasEscapes ? line.type : nil, to: &rows)
     rows.append(CopyText.tab)
     // The payload as stored: sealed personal data stays sealed.
     CopyText.append(line.data, to: &rows)

@@ -25,6 +25,23 @@ enum MessageStoreSQL {
                 END IF;
     """
 
+  /// The end of both readers' queries: the caller's SQL condition (where the setting allows it),
+  /// the order, and the batch size as a limit (none for -1). `reader` qualifies the arguments, as
+  /// in the rest of their bodies. The lines after the first are indented for where the bodies
+  /// interpolate it (two spaces in): the server describes the functions by their text.
+  private static func conditionOrderAndLimit(reader: String, orderBy column: String) -> String {
+    """
+    IF \(reader).condition IS NOT NULL THEN
+        \(requireConditions)
+        _command := _command || ' AND (' || \(reader).condition || ')';
+      END IF;
+      _command := _command || ' ORDER BY \(column) ASC';
+      IF \(reader).batch_size != -1 THEN
+        _command := _command || ' LIMIT $3';
+      END IF;
+    """
+  }
+
   /// One object: the key it has in a schema's description (`MessageStoreSchema.describe`) and
   /// the statement that creates it.
   struct Statement {
@@ -221,14 +238,7 @@ enum MessageStoreSQL {
           batch_size := coalesce(batch_size, 1000);
           _command := '\(selectMessages)
             WHERE stream_name = $1 AND position >= $2';
-          IF get_stream_messages.condition IS NOT NULL THEN
-            \(requireConditions)
-            _command := _command || ' AND (' || get_stream_messages.condition || ')';
-          END IF;
-          _command := _command || ' ORDER BY position ASC';
-          IF get_stream_messages.batch_size != -1 THEN
-            _command := _command || ' LIMIT $3';
-          END IF;
+          \(conditionOrderAndLimit(reader: "get_stream_messages", orderBy: "position"))
           RETURN QUERY EXECUTE _command USING
             get_stream_messages.stream_name, get_stream_messages.position,
             get_stream_messages.batch_size;
@@ -283,14 +293,7 @@ enum MessageStoreSQL {
             _command := _command || ' AND mod(@message_store.hash_64('
               || 'message_store.cardinal_id(stream_name)), $6) = $5';
           END IF;
-          IF get_category_messages.condition IS NOT NULL THEN
-            \(requireConditions)
-            _command := _command || ' AND (' || get_category_messages.condition || ')';
-          END IF;
-          _command := _command || ' ORDER BY global_position ASC';
-          IF get_category_messages.batch_size != -1 THEN
-            _command := _command || ' LIMIT $3';
-          END IF;
+          \(conditionOrderAndLimit(reader: "get_category_messages", orderBy: "global_position"))
           RETURN QUERY EXECUTE _command USING
             get_category_messages.category, get_category_messages.position,
             get_category_messages.batch_size, get_category_messages.correlation, _member, _size;

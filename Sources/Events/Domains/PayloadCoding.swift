@@ -880,15 +880,20 @@ struct PayloadMembers {
 // MARK: - Text helpers
 
 /// Text rendering and checks shared by the domains.
-enum DomainText {
+package enum DomainText {
   /// `text` in single quotes for an error message, control characters escaped, cut at 60
   /// characters; `an empty string` when empty.
   static func quoted(_ text: String) -> String {
     if text.isEmpty { return "an empty string" }
-    var result = "'"
-    var count = 0
-    for scalar in text.unicodeScalars {
-      if count == 60 {
+    return "'" + escaped(text, cutAt: 60) + "'"
+  }
+
+  /// `text` for a message: line feeds, carriage returns and tabs as `\n`, `\r`, `\t`, other
+  /// control characters and U+FEFF as `\u{...}`, and cut after `limit` characters with `...`.
+  package static func escaped(_ text: String, cutAt limit: Int) -> String {
+    var result = ""
+    for (count, scalar) in text.unicodeScalars.enumerated() {
+      if count == limit {
         result += "..."
         break
       }
@@ -896,17 +901,15 @@ enum DomainText {
       case "\n": result += "\\n"
       case "\r": result += "\\r"
       case "\t": result += "\\t"
-      case "\u{FEFF}": result += "\\u{FEFF}"
       default:
-        if scalar.value < 0x20 || scalar.value == 0x7F {
+        if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{FEFF}" {
           result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
         } else {
           result.unicodeScalars.append(scalar)
         }
       }
-      count += 1
     }
-    return result + "'"
+    return result
   }
 
   /// Whether `text` is empty or only white space.
