@@ -38,6 +38,22 @@ extension LogTree {
     var stoppedAtBadLine: Bool
 
     var count: Int64 { Int64(hashes.count / MerkleTree.hashByteCount) }
+
+    /// Adds the leaf of the line of `sequence` whose `length` bytes (without the `\n`) start
+    /// at `base`, at `offset` in the log: its hash, and its offset when it starts a tile. The
+    /// one step of a scan of the log and of a writer's lines.
+    mutating func appendLeaf(
+      _ base: UnsafePointer<UInt8>, length: Int, sequence: Int64, offset: Int64
+    ) {
+      if (sequence - 1) % TreeFile.tileWidth == 0 { tileStarts.append(offset) }
+      var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+      withUnsafeMutableBytes(of: &digest) { output in
+        SHA256.hash(
+          prefix: 0, UnsafeRawBufferPointer(start: base, count: length),
+          into: output.baseAddress.unsafelyUnwrapped)
+        hashes.append(contentsOf: output)
+      }
+    }
   }
 
   /// Log bytes hashed before their leaves are added to the tree: a bound on the leaf hashes
@@ -110,7 +126,6 @@ extension LogTree {
     run.hashes.reserveCapacity(Int((end - start) / 256 + 1) * MerkleTree.hashByteCount)
     var expected = sequence
     var skipping = sequence == nil
-    var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     _ = try LineScanner().scan(file, from: scanStart, to: end) { base, length, offset in
       if skipping {
         skipping = false
@@ -125,13 +140,7 @@ extension LogTree {
       }
       if expected == nil { run.firstSequence = found }
       expected = found + 1
-      if (found - 1) % TreeFile.tileWidth == 0 { run.tileStarts.append(offset) }
-      withUnsafeMutableBytes(of: &digest) { output in
-        SHA256.hash(
-          prefix: 0, UnsafeRawBufferPointer(start: base, count: length),
-          into: output.baseAddress.unsafelyUnwrapped)
-        run.hashes.append(contentsOf: output)
-      }
+      run.appendLeaf(base, length: length, sequence: found, offset: offset)
       run.endOffset = offset + Int64(length) + 1
       return true
     }

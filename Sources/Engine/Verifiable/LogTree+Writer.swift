@@ -57,20 +57,12 @@ extension LogTree.LeafRun {
     guard let base = lines.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
     var position = 0
     var sequence = firstSequence + count
-    var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     while position < lines.count,
       let newline = memchr(base + position, 0x0A, lines.count - position)
     {
       let length = base.distance(to: newline.assumingMemoryBound(to: UInt8.self)) - position
-      if (sequence - 1) % TreeFile.tileWidth == 0 {
-        tileStarts.append(endOffset + Int64(position))
-      }
-      withUnsafeMutableBytes(of: &digest) { output in
-        SHA256.hash(
-          prefix: 0, UnsafeRawBufferPointer(start: base + position, count: length),
-          into: output.baseAddress.unsafelyUnwrapped)
-        hashes.append(contentsOf: output)
-      }
+      appendLeaf(
+        base + position, length: length, sequence: sequence, offset: endOffset + Int64(position))
       position += length + 1
       sequence += 1
     }
