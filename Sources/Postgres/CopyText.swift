@@ -1,3 +1,5 @@
+import Events
+
 /// Values in the text format of PostgreSQL's `COPY`: columns separated by a tab, rows ended by
 /// a line feed, and in a value a backslash, tab, line feed or carriage return written as
 /// `\\`, `\t`, `\n` or `\r` (every other byte as itself).
@@ -42,5 +44,52 @@ enum CopyText {
   static func append(_ value: String, to row: inout [UInt8]) {
     var value = value
     value.withUTF8 { append(UnsafeRawBufferPointer($0), to: &row) }
+  }
+
+  /// Appends `utf8` as the inside of a JSON string (no quotes), escaped for JSON and then for
+  /// COPY, writing each byte once: JSON leaves no tab, line feed or carriage return unescaped,
+  /// so COPY only doubles the backslashes of JSON's escape sequences (`"` becomes `\\"`, a
+  /// backslash four). `CopyTextTests` checks every byte against the two steps done apart.
+  /// - Complexity: O(n): one pass to size the output, one to write it.
+  static func appendJSONString(_ utf8: UnsafeRawBufferPointer, to row: inout [UInt8]) {
+    var length = utf8.count
+    for byte in utf8 {
+      // The sequence and one more backslash a backslash in it, less the byte counted.
+      if let sequence = JSONWriter.escapeSequence(for: byte) {
+        length += sequence.count + (byte == 0x5C ? 1 : 0)
+      }
+    }
+    let start = row.count
+    row.append(contentsOf: repeatElement(0, count: length))
+    row.withUnsafeMutableBufferPointer { row in
+      var at = start
+      for byte in utf8 {
+        guard let sequence = JSONWriter.escapeSequence(for: byte) else {
+          row[at] = byte
+          at += 1
+          continue
+        }
+        // The sequence, each of its backslashes doubled for COPY.
+        var word = sequence.bytes
+        for _ in 0..<sequence.count {
+          let escaped = UInt8(truncatingIfNeeded: word)
+          if escaped == 0x5C {
+            row[at] = 0x5C
+            at += 1
+          }
+          row[at] = escaped
+          at += 1
+          word >>= 8
+        }
+      }
+    }
+  }
+
+  /// Appends `value` as a JSON string (quoted), escaped for JSON and then for COPY.
+  static func appendJSONString(_ value: String, to row: inout [UInt8]) {
+    row.append(UInt8(ascii: "\""))
+    var value = value
+    value.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0), to: &row) }
+    row.append(UInt8(ascii: "\""))
   }
 }

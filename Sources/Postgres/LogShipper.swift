@@ -203,6 +203,9 @@ package final class LogShipper {
     report(progress)
   }
 
+  /// Keys sent in one `INSERT` at most (three parameters each, well under the protocol's 65,535).
+  private static let keyRowsAStatement = 2000
+
   /// The batch's rows and the new position, in one transaction.
   private func write(
     logID: String, last: (sequence: Int64, id: String, timestamp: Timestamp),
@@ -211,14 +214,20 @@ package final class LogShipper {
     try connection.execute("BEGIN")
     do throws(PostgresError) {
       try connection.copy(Batch.copyStatement, data: batch.rows)
-      for row in keyRows {
-        // A key already there stays; one the log's store destroyed since is destroyed here.
+      // A key already there stays; one the log's store destroyed since is destroyed here. One
+      // statement for up to `keyRowsAStatement` keys, not one a key.
+      var first = 0
+      while first < keyRows.count {
+        let rows = keyRows[first..<min(first + Self.keyRowsAStatement, keyRows.count)]
+        let values = (0..<rows.count).map {
+          "($\(3 * $0 + 1), $\(3 * $0 + 2), decode($\(3 * $0 + 3), 'hex'))"
+        }
         try connection.query(
-          """
-          INSERT INTO message_store.replay_keys AS keys (key_id, contact, key)
-          VALUES ($1, $2, decode($3, 'hex'))
-          ON CONFLICT (key_id) DO UPDATE SET key = NULL WHERE excluded.key IS NULL
-          """, row)
+          "INSERT INTO message_store.replay_keys AS keys (key_id, contact, key) VALUES "
+            + values.joined(separator: ", ")
+            + " ON CONFLICT (key_id) DO UPDATE SET key = NULL WHERE excluded.key IS NULL",
+          rows.flatMap { $0 })
+        first += rows.count
       }
       let moved = try connection.query(
         """
@@ -266,13 +275,23 @@ package final class LogShipper {
             contact: contact))
       }
       for entry in entries {
-        let hex = entry.key.map { key in
-          key.withUnsafeBytes { bytes in bytes.map { String(format: "%02x", $0) }.joined() }
-        }
+        let hex = entry.key.map { key in key.withUnsafeBytes(Self.hex) }
         rows.append([entry.id.description, contact, hex])
       }
     }
     return rows
+  }
+
+  /// `bytes` in lowercase hexadecimal.
+  private static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0x0f)])
+    }
+    return String(decoding: text, as: UTF8.self)
   }
 
   private static func keysByContact(
@@ -437,31 +456,28 @@ private struct Batch {
     CopyText.append(line.data, to: &rows)
     rows.append(CopyText.tab)
     let at = UnsafeRawBufferPointer(start: line.base + line.timestampOffset, count: 24)
-    var metadata = JSONWriter(capacity: 256)
-    metadata.beginObject()
-    metadata.key("seq")
-    metadata.integer(line.sequence)
-    metadata.key("at")
-    metadata.string(String(decoding: at, as: UTF8.self))
-    metadata.key("schema")
-    metadata.integer(line.schemaVersion)
+    // The metadata object, written straight into the row: its keys, numbers and time hold no
+    // byte JSON or COPY escapes; its strings go through `CopyText.appendJSONString`.
+    rows.append(contentsOf: #"{"seq":"#.utf8)
+    JSONWriter.appendDecimal(line.sequence, to: &rows)
+    rows.append(contentsOf: #","at":""#.utf8)
+    rows.append(contentsOf: at)
+    rows.append(contentsOf: #"","schema":"#.utf8)
+    JSONWriter.appendDecimal(Int64(line.schemaVersion), to: &rows)
     // The line as written (checksum included), so that a reader of the table gets back the
     // log byte for byte and folds it as a reader of the file does.
-    metadata.key("line")
-    metadata.string(
-      String(decoding: UnsafeBufferPointer(start: line.base, count: line.length), as: UTF8.self))
-    let audit = line.metadata()
-    for (key, value) in [
-      ("actor", audit.actor), ("reason", audit.reason), ("correlation", audit.correlation),
-      ("causation", audit.causation),
-    ] {
-      if let value {
-        metadata.key(key)
-        metadata.string(value)
-      }
+    rows.append(contentsOf: #","line":""#.utf8)
+    CopyText.appendJSONString(
+      UnsafeRawBufferPointer(start: line.base, count: line.length), to: &rows)
+    rows.append(UInt8(ascii: "\""))
+    if line.metaRange != nil {
+      let audit = line.metadata()
+      appendMember("actor", audit.actor)
+      appendMember("reason", audit.reason)
+      appendMember("correlation", audit.correlation)
+      appendMember("causation", audit.causation)
     }
-    metadata.endObject()
-    metadata.bytes.withUnsafeBytes { CopyText.append($0, to: &rows) }
+    rows.append(UInt8(ascii: "}"))
     rows.append(CopyText.tab)
     // `time` is timestamp without time zone: the `Z` of the log's form is ignored, as it
     // should be (the log's times are UTC).
@@ -479,6 +495,17 @@ private struct Batch {
     {
       sealedContacts.insert(String(line.stream.dropFirst(Self.contactCategory.count)))
     }
+  }
+
+  /// Appends `,"key":"value"` to the metadata object being written, when there is a value.
+  private mutating func appendMember(_ key: StaticString, _ value: String?) {
+    guard let value else { return }
+    rows.append(UInt8(ascii: ","))
+    rows.append(UInt8(ascii: "\""))
+    rows.append(
+      contentsOf: UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+    rows.append(contentsOf: #"":"#.utf8)
+    CopyText.appendJSONString(value, to: &rows)
   }
 
   private static let contactCategory = "contact-"
