@@ -364,3 +364,110 @@ import Testing
     #expect(mismatches.isEmpty, "lengths \(mismatches.prefix(5)), seed \(seed)")
   }
 }
+
+/// The tree's batch hashes (`leafHashes`, `nodeHashes`): two messages at a time with the CPU's
+/// instructions, each digest what one `hash(prefix:_:)` of it gives, whatever the lengths side
+/// by side.
+@Suite struct SHA256BatchTests {
+  @Test(arguments: SHA256ImplementationTests.runnable)
+  func leafHashesOfLinesOfEveryLengthEqualOneHashEach(
+    _ implementation: SHA256.Implementation
+  ) throws {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    // Lines of 0...300 bytes (no `\n` inside), in a random order so that pairs of every two
+    // lengths meet, then a partial line that is left.
+    var lengths = Array(0...300) + Array(0...300)
+    lengths.shuffle(using: &random)
+    var text: [UInt8] = []
+    var lines: [[UInt8]] = []
+    for length in lengths {
+      let line = random.bytes(count: length).map { $0 == 0x0A ? 0x0B : $0 }
+      lines.append(line)
+      text += line + [0x0A]
+    }
+    let wholeCount = text.count
+    text += [0x41, 0x42]
+    let firstIndex: Int64 = 250
+    var digests = [UInt8](repeating: 0, count: lines.count * 32)
+    var starts = [Int64](repeating: -1, count: lines.count / 256 + 1)
+    let done = text.withUnsafeBytes { bytes in
+      digests.withUnsafeMutableBytes { output in
+        starts.withUnsafeMutableBufferPointer { starts in
+          SHA256.leafHashes(
+            of: bytes, firstIndex: firstIndex, tileWidth: 256, into: output.baseAddress!,
+            capacity: lines.count, tileStarts: starts.baseAddress!,
+            implementation: implementation)
+        }
+      }
+    }
+    #expect(done.lines == lines.count)
+    #expect(done.consumedBytes == wholeCount)
+    var offset: Int64 = 0
+    var expectedStarts: [Int64] = []
+    var mismatches: [Int] = []
+    for (index, line) in lines.enumerated() {
+      if (firstIndex + Int64(index)) % 256 == 0 { expectedStarts.append(offset) }
+      offset += Int64(line.count + 1)
+      if Array(digests[index * 32..<index * 32 + 32]) != ReferenceSHA256.hash([0] + line) {
+        mismatches.append(line.count)
+      }
+    }
+    #expect(mismatches.isEmpty, "line lengths \(mismatches.prefix(5)), seed \(seed)")
+    #expect(done.tileStarts == expectedStarts.count)
+    #expect(Array(starts[..<done.tileStarts]) == expectedStarts)
+  }
+
+  @Test(arguments: SHA256ImplementationTests.runnable)
+  func leafHashesStopAtTheCapacityAndAtTheLastNewline(_ implementation: SHA256.Implementation) {
+    let text = Array("a\nbb\n\nccc\ndd".utf8)
+    var digests = [UInt8](repeating: 0, count: 4 * 32)
+    var starts = [Int64](repeating: -1, count: 2)
+    func hash(capacity: Int) -> SHA256.LeafHashCount {
+      text.withUnsafeBytes { bytes in
+        digests.withUnsafeMutableBytes { output in
+          SHA256.leafHashes(
+            of: bytes, firstIndex: 3, tileWidth: 2, into: output.baseAddress!,
+            capacity: capacity, tileStarts: &starts, implementation: implementation)
+        }
+      }
+    }
+    let three = hash(capacity: 3)
+    #expect(three.lines == 3 && three.consumedBytes == 6 && three.tileStarts == 1)
+    #expect(starts[0] == 2)  // line 4 ("bb") starts a tile of 2
+    #expect(Array(digests[64..<96]) == ReferenceSHA256.hash([0]))  // the empty line
+    let all = hash(capacity: 4)
+    #expect(all.lines == 4 && all.consumedBytes == 10 && all.tileStarts == 2)
+    #expect(Array(starts) == [2, 6])
+    #expect(Array(digests[96..<128]) == ReferenceSHA256.hash([0] + Array("ccc".utf8)))
+  }
+
+  @Test(arguments: SHA256ImplementationTests.runnable)
+  func nodeHashesEqualOneHashEachAlsoInPlace(_ implementation: SHA256.Implementation) {
+    let seed = TestSeed.make()
+    var random = SplitMix64(seed: seed)
+    for count in [0, 1, 2, 3, 7, 128] {
+      let children = random.bytes(count: count * 64)
+      let expected = (0..<count).flatMap { index in
+        ReferenceSHA256.hash([1] + children[index * 64..<index * 64 + 64])
+      }
+      var parents = [UInt8](repeating: 0, count: count * 32)
+      children.withUnsafeBytes { input in
+        parents.withUnsafeMutableBytes { output in
+          SHA256.nodeHashes(
+            input.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, count: count,
+            into: output.baseAddress ?? UnsafeMutableRawPointer(bitPattern: 1)!,
+            implementation: implementation)
+        }
+      }
+      #expect(parents == expected, "\(count) pairs, seed \(seed)")
+      var level = children
+      level.withUnsafeMutableBytes { bytes in
+        if let base = bytes.baseAddress {
+          SHA256.nodeHashes(base, count: count, into: base, implementation: implementation)
+        }
+      }
+      #expect(Array(level[..<(count * 32)]) == expected, "in place, \(count) pairs, seed \(seed)")
+    }
+  }
+}

@@ -44,6 +44,24 @@ void sha256_compress_portable(uint32_t state[8], const void *blocks, size_t coun
 void sha256_hash_prefixed(int use_hardware, unsigned char prefix, const void *bytes, size_t count,
                           unsigned char digest[32]);
 
+/// RFC 9162's leaf hashes, SHA-256(0x00 ‖ line), of the lines at the start of the `length`
+/// bytes at `bytes`: each line is the bytes before a `\n` (which is not hashed), and bytes after
+/// the last `\n` are left. Writes 32 bytes a line at `digests`, for at most `capacity` lines.
+/// The lines are numbered from `first_index`; the offset (from `bytes`) of each line whose
+/// number is a multiple of `tile_width` (not 0) goes to `tile_starts` (room for
+/// `capacity / tile_width + 1`), and their count to `*tile_start_count`. Returns the number of
+/// lines hashed, and sets `*consumed` to the bytes they take, their `\n`s included. With the
+/// CPU's instructions (`use_hardware` non-zero) the lines are hashed two at a time.
+size_t sha256_leaf_hashes(int use_hardware, const void *bytes, size_t length,
+                          unsigned char *digests, size_t capacity, uint64_t first_index,
+                          uint64_t tile_width, int64_t *tile_starts, size_t *tile_start_count,
+                          size_t *consumed);
+
+/// RFC 9162's node hashes, SHA-256(0x01 ‖ left ‖ right), of `count` pairs of 32-byte hashes
+/// laid side by side at `children` (64 bytes a pair): node `i` goes to the 32 bytes at
+/// `parents + 32 i`. `parents` may be `children` (a tree level hashed over the one below).
+void sha256_node_hashes(int use_hardware, const void *children, size_t count, void *parents);
+
 #ifdef __cplusplus
 }
 #endif

@@ -130,20 +130,12 @@ extension MerkleTree {
     var level = [UInt8](repeating: 0, count: width * hashByteCount)
     level.withUnsafeMutableBytes { output in
       let base = output.baseAddress.unsafelyUnwrapped
-      for index in 0..<width {
-        SHA256.hash(
-          prefix: 1, UnsafeRawBufferPointer(rebasing: hashes[index * 64..<index * 64 + 64]),
-          into: base + index * hashByteCount)
-      }
+      SHA256.nodeHashes(hashes.baseAddress.unsafelyUnwrapped, count: width, into: base)
       // Node `index` of the next level lands on bytes `32 * index`, which node `index` of this
-      // level has already read (the digest is written once its input is consumed).
+      // level has already read (`nodeHashes` reads a pair's children before writing it).
       while width > 1 {
         width /= 2
-        for index in 0..<width {
-          SHA256.hash(
-            prefix: 1, UnsafeRawBufferPointer(start: base + index * 64, count: 64),
-            into: base + index * hashByteCount)
-        }
+        SHA256.nodeHashes(base, count: width, into: base)
       }
     }
     return Array(level[0..<hashByteCount])

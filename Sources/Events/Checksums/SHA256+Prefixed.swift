@@ -35,3 +35,47 @@ extension SHA256 {
     }
   }
 }
+
+extension SHA256 {
+  /// What `leafHashes` hashed: how many lines, how many of them start a tile, and the bytes
+  /// they take with their `\n`s.
+  package struct LeafHashCount: Sendable {
+    package var lines: Int
+    package var tileStarts: Int
+    package var consumedBytes: Int
+  }
+
+  /// RFC 9162's leaf hashes, SHA-256(0x00 ‖ line), of the whole lines (each ending with `\n`,
+  /// which is not hashed) at the start of `lines`, 32 bytes each at `digests`, for at most
+  /// `capacity` lines; bytes after the last `\n` are left. Lines are numbered from
+  /// `firstIndex`; the offset in `lines` of each whose number is a multiple of `tileWidth` goes
+  /// to `tileStarts` (room for `capacity / tileWidth + 1`). One call to the C target for all of
+  /// them, which hashes two lines at a time with the CPU's instructions.
+  package static func leafHashes(
+    of lines: UnsafeRawBufferPointer, firstIndex: Int64, tileWidth: Int64,
+    into digests: UnsafeMutableRawPointer, capacity: Int, tileStarts: UnsafeMutablePointer<Int64>,
+    implementation: Implementation = SHA256.implementation
+  ) -> LeafHashCount {
+    guard let base = lines.baseAddress, !lines.isEmpty, capacity > 0 else {
+      return LeafHashCount(lines: 0, tileStarts: 0, consumedBytes: 0)
+    }
+    var tileStartCount = 0
+    var consumed = 0
+    let count = sha256_leaf_hashes(
+      implementation == .portable ? 0 : 1, base, lines.count,
+      digests.assumingMemoryBound(to: UInt8.self), capacity, UInt64(firstIndex),
+      UInt64(tileWidth), tileStarts, &tileStartCount, &consumed)
+    return LeafHashCount(lines: count, tileStarts: tileStartCount, consumedBytes: consumed)
+  }
+
+  /// RFC 9162's node hashes, SHA-256(0x01 ‖ left ‖ right), of `count` pairs of 32-byte hashes
+  /// side by side at `children` (64 bytes a pair), to 32 bytes each at `parents`, which may be
+  /// `children`: one level of a tree hashed over the one below, two nodes at a time with the
+  /// CPU's instructions.
+  package static func nodeHashes(
+    _ children: UnsafeRawPointer, count: Int, into parents: UnsafeMutableRawPointer,
+    implementation: Implementation = SHA256.implementation
+  ) {
+    sha256_node_hashes(implementation == .portable ? 0 : 1, children, count, parents)
+  }
+}

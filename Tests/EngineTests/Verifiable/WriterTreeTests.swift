@@ -189,4 +189,48 @@ import Testing
       #expect(try tree.leafHash(sequence: 1000) == (try LogTreeTests.leafHashes(path))[999])
     }
   }
+
+  /// A writer's buffer hashed in one call (`LeafRun.addLines`): lines far shorter than a log's
+  /// take the call's loop many turns (its room is a line per 96 bytes), and each leaf, each
+  /// tile start and the run's end are what one line at a time gives; a partial last line
+  /// leaves the run not ending where the log does.
+  @Test(arguments: [1, 5, 95, 96, 97, 200])
+  func addLinesEqualsOneLeafAtATime(lineLength: Int) {
+    var text: [UInt8] = []
+    var lines: [[UInt8]] = []
+    for index in 0..<700 {
+      let line = Array(String(repeating: String(index % 10), count: lineLength).utf8)
+      lines.append(line)
+      text += line + [0x0A]
+    }
+    var run = LogTree.LeafRun(startingAt: 1000, sequence: 200)
+    let split = 300 * (lineLength + 1)
+    text.withUnsafeBytes {
+      run.addLines(UnsafeRawBufferPointer(rebasing: $0[..<split]))
+    }
+    text.withUnsafeBytes {
+      run.addLines(UnsafeRawBufferPointer(rebasing: $0[split...]))
+    }
+    var expected = LogTree.LeafRun(startingAt: 1000, sequence: 200)
+    var offset: Int64 = 1000
+    for (index, line) in lines.enumerated() {
+      line.withUnsafeBufferPointer {
+        expected.appendLeaf(
+          $0.baseAddress!, length: line.count, sequence: 200 + Int64(index), offset: offset)
+      }
+      offset += Int64(line.count + 1)
+    }
+    expected.endOffset = offset
+    #expect(run.count == 700)
+    #expect(run.hashes == expected.hashes)
+    #expect(run.tileStarts == expected.tileStarts)
+    #expect(run.tileStarts.count == 3)  // seq 257, 513 and 769
+    #expect(run.endOffset == offset)
+    #expect(!run.stoppedAtBadLine)
+
+    Array("partial".utf8).withUnsafeBytes { run.addLines($0) }
+    #expect(run.count == 700)
+    #expect(run.stoppedAtBadLine)
+    #expect(run.endOffset == -1)
+  }
 }
