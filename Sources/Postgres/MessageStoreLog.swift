@@ -33,14 +33,16 @@ package struct MessageStoreLog {
   /// - Throws: `PostgresError` (unreachable, refused, no schema), `EngineError` for a row that
   ///   holds no line (shipped by an older version), a damaged line, a seq out of order or past
   ///   the end, or a seq inside an atomic write.
-  package func readModels(at point: ReplayPoint) throws -> Replayer.Result {
+  package func readModels(at point: ReplayPoint, refusingSeqsInsideWrites: Bool = true) throws
+    -> Replayer.Result
+  {
     let connection = try PostgresConnection(url: url)
     defer { connection.close() }
     try MessageStoreSchema.requireTables(on: connection)
     let keys = try Self.keys(on: connection)
     let instant: Timestamp? = if case .instant(let instant) = point { instant } else { nil }
     var fold = LineFold(
-      source: name, keyStoreName: name + " (message_store.replay_keys)", asOf: instant
+      source: name, keyStoreName: keyStoreName, asOf: instant
     ) { id in keys[id] ?? .missing }
     let target: Int64? = if case .sequence(let target) = point { target } else { nil }
     if target != 0 {
@@ -54,7 +56,9 @@ package struct MessageStoreLog {
         location: name,
         problem: "the log has \(fold.lastSequence) events; there is no seq \(target)")
     }
-    if let target, target > 0, let batch = fold.lastBatch, batch.upperBound > target {
+    if refusingSeqsInsideWrites, let target, target > 0, let batch = fold.lastBatch,
+      batch.upperBound > target
+    {
       throw EngineError.invalidEvent(
         location: name,
         problem:
@@ -96,6 +100,45 @@ package struct MessageStoreLog {
     }
   }
 
+  /// The history of one entity, as `LogReader.history(of:)` gives it for the file: the rows'
+  /// lines go through the same scan and fold.
+  /// - Throws: as `LogReader.history(of:)`, and as `readModels(at:)`.
+  package func history(of nameOrID: String) throws -> EntityHistory {
+    let connection = try PostgresConnection(url: url)
+    defer { connection.close() }
+    try MessageStoreSchema.requireTables(on: connection)
+    let keys = try Self.keys(on: connection)
+    return try LogReader.history(
+      of: nameOrID, logName: name, keyStoreName: keyStoreName, lines: lines(on: connection)
+    ) { id in keys[id] ?? .missing }
+  }
+
+  /// The imported animals' source records, as `LogReader.animalRecords(for:through:)` gives
+  /// them for the file.
+  /// - Throws: as `readModels(at:)`.
+  package func animalRecords(
+    for catalog: AnimalCatalog, through last: Int64
+  ) throws -> [AnimalID: AnimalRecord] {
+    let connection = try PostgresConnection(url: url)
+    defer { connection.close() }
+    try MessageStoreSchema.requireTables(on: connection)
+    return try LogReader.animalRecords(
+      for: catalog, through: last, logName: name, lines: lines(on: connection))
+  }
+
+  /// The key table's name in messages.
+  var keyStoreName: String { name + " (message_store.replay_keys)" }
+
+  /// The rows' lines, checked and decoded, as a source the Engine's readers take.
+  private func lines(on connection: PostgresConnection) -> LineSource {
+    { body in
+      var lines = LineDecoder(source: name)
+      try forEachLine(on: connection, through: nil) { bytes in
+        try lines.decode(bytes) { try body($0) }
+      }
+    }
+  }
+
   /// Calls `body` with each row's line, in `global_position` order, through seq `last` (all
   /// when nil), a page of `pageSize` rows a query.
   private func forEachLine(
@@ -131,7 +174,7 @@ package struct MessageStoreLog {
   }
 
   /// Every key of `replay_keys`: present, or erased when its key was destroyed.
-  private static func keys(
+  static func keys(
     on connection: PostgresConnection
   ) throws -> [KeyStore.KeyID: KeyStore.Lookup] {
     let rows = try connection.query(

@@ -9,8 +9,11 @@ package struct LineDecoder {
   package private(set) var lastSequence: Int64 = 0
   private var memo = LogLineCodec.Memo()
 
-  package init(source: String) {
+  /// - Parameter lastSequence: The seq of the line before the first one handed in (0: the
+  ///   lines start at seq 1; a verifier resuming after a bad line gives that line's seq).
+  package init(source: String, after lastSequence: Int64 = 0) {
     self.source = source
+    self.lastSequence = lastSequence
   }
 
   /// Calls `body` with `bytes` (a line without its `\n`) decoded; the line borrows them.
