@@ -248,13 +248,7 @@ package struct MessageStoreLog {
         keys[id] = .erased(contact: contact)
         continue
       }
-      var bytes: [UInt8] = []
-      var digits = hex.utf8.makeIterator()
-      while let high = digits.next(), let low = digits.next(),
-        let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-      {
-        bytes.append(value)
-      }
+      let bytes = SHA256.bytes(fromHex: hex) ?? []
       keys[id] = .present(
         KeyStore.Entry(id: id, contact: contact, key: try ChaCha20Poly1305.Key(bytes: bytes)))
     }
