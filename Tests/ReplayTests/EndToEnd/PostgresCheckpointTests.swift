@@ -129,6 +129,34 @@ struct PostgresCheckpointTests {
     }
   }
 
+  /// `checkpoint` killed with SIGKILL at random instants: the table holds the old checkpoint
+  /// or the new one, never a part of one, and `state` still equals the file.
+  @Test func aCheckpointKilledMidSaveLeavesAUsableTable() throws {
+    try withInitializedDatabase { directory, server, url in
+      let log = try RepositoryFiles.copySampleLog(to: directory)
+      try generate(3000, seed: "pgcheckpoint-kill", log: log)
+      #expect(try ReplayProcess.run(["ship", "--log", log, "--to", url]).status == 0)
+      #expect(try ReplayProcess.run(["checkpoint", "--log", url, "--at", "1147"]).status == 0)
+      var random = SplitMix64(seed: 3737)
+      for _ in 0..<6 {
+        let process = Process()
+        process.executableURL = ReplayProcess.executable
+        process.arguments = ["checkpoint", "--log", url]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(UInt32(50_000 + random.next() % 600_000))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let saved = try server.psql(
+          "SELECT string_agg(seq::text, ',' ORDER BY seq) FROM message_store.replay_checkpoints")
+        #expect(saved == "1147\n" || saved == "1147,3147\n", "\(saved)")
+        let notes = try expectSameState(log, url)
+        #expect(notes.contains("starting from the checkpoint at seq"), "\(notes)")
+      }
+    }
+  }
+
   @Test func anErasureAfterACheckpointLeavesNoPersonalDataReadableThroughIt() throws {
     try withInitializedDatabase { directory, server, url in
       let log = try RepositoryFiles.copySampleLog(to: directory)
