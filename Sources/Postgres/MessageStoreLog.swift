@@ -30,21 +30,35 @@ package struct MessageStoreLog {
   package var name: String { PostgresConnection.redacted(url) }
 
   /// The read models at `point`, as `Replayer.readModels(at:)` gives them for the file.
+  /// - Parameters:
+  ///   - usingCheckpoints: start from the newest checkpoint of `replay_checkpoints` that
+  ///     still matches the table and lies before `point` (not for `.instant`), folding only
+  ///     the rows after it; `explain` hears which one and why others are not used.
   /// - Throws: `PostgresError` (unreachable, refused, no schema), `EngineError` for a row that
   ///   holds no line (shipped by an older version), a damaged line, a seq out of order or past
   ///   the end, or a seq inside an atomic write.
-  package func readModels(at point: ReplayPoint) throws -> Replayer.Result {
+  package func readModels(
+    at point: ReplayPoint, refusingSeqsInsideWrites: Bool = true, usingCheckpoints: Bool = false,
+    explain: (String) -> Void = { _ in }
+  ) throws -> Replayer.Result {
     let connection = try PostgresConnection(url: url)
     defer { connection.close() }
     try MessageStoreSchema.requireTables(on: connection)
     let keys = try Self.keys(on: connection)
     let instant: Timestamp? = if case .instant(let instant) = point { instant } else { nil }
-    var fold = LineFold(
-      source: name, keyStoreName: name + " (message_store.replay_keys)", asOf: instant
-    ) { id in keys[id] ?? .missing }
     let target: Int64? = if case .sequence(let target) = point { target } else { nil }
+    var checkpoint: (models: ReadModels, sequence: Int64)?
+    if usingCheckpoints, instant == nil, target.map({ $0 > 0 }) ?? true {
+      // A checkpoint is never inside an atomic write (`saveCheckpoint`), so one at the
+      // target needs no line after it to tell.
+      checkpoint = try MessageStoreCheckpoints(log: self).newest(
+        on: connection, atOrBefore: target, keys: checkpointKeys(keys), explain: explain)
+    }
+    var fold = LineFold(
+      source: name, keyStoreName: keyStoreName, asOf: instant, from: checkpoint
+    ) { id in keys[id] ?? .missing }
     if target != 0 {
-      try forEachLine(on: connection, through: target) {
+      try forEachLine(on: connection, after: checkpoint?.sequence ?? 0, through: target) {
         try fold.fold($0)
         return true
       }
@@ -54,7 +68,9 @@ package struct MessageStoreLog {
         location: name,
         problem: "the log has \(fold.lastSequence) events; there is no seq \(target)")
     }
-    if let target, target > 0, let batch = fold.lastBatch, batch.upperBound > target {
+    if refusingSeqsInsideWrites, let target, target > 0, let batch = fold.lastBatch,
+      batch.upperBound > target
+    {
       throw EngineError.invalidEvent(
         location: name,
         problem:
@@ -62,6 +78,39 @@ package struct MessageStoreLog {
       )
     }
     return fold.result
+  }
+
+  /// Saves a checkpoint of the read models at `point` (`.end` or a seq, never inside an
+  /// atomic write) in `replay_checkpoints`, starting from the newest one that still matches,
+  /// and deletes those that no longer match.
+  /// - Returns: the seq saved at (0: the log is empty, nothing saved).
+  /// - Throws: as `readModels(at:)`; `PostgresError.schemaMissing` without the table.
+  package func saveCheckpoint(at point: ReplayPoint) throws -> Int64 {
+    let connection = try PostgresConnection(url: url)
+    defer { connection.close() }
+    try MessageStoreSchema.requireTables(on: connection)
+    var target: Int64 = 0
+    if case .sequence(let sequence) = point {
+      target = sequence
+    } else if let last = try connection.query(
+      "SELECT max(global_position) FROM message_store.messages", []
+    ).rows.first?.first ?? nil {
+      target = Int64(last) ?? 0
+    }
+    guard target > 0 else { return 0 }
+    // At a seq, so that one inside an atomic write (a ship stopped inside it) is refused.
+    let result = try readModels(at: .sequence(target), usingCheckpoints: true)
+    let keys = try Self.keys(on: connection)
+    try MessageStoreCheckpoints(log: self).save(
+      result.models, at: result.lastSequence, on: connection, keys: checkpointKeys(keys))
+    return result.lastSequence
+  }
+
+  /// The keys checkpoints seal contacts under, derived from `keys`.
+  private func checkpointKeys(_ keys: [KeyStore.KeyID: KeyStore.Lookup]) -> LogCheckpointKeys {
+    LogCheckpointKeys(logName: name, keyStoreName: keyStoreName) { @Sendable id in
+      keys[id] ?? .missing
+    }
   }
 
   /// The differences in model `name` between the states at `from` and at `to`, as
@@ -88,7 +137,7 @@ package struct MessageStoreLog {
     try MessageStoreSchema.requireTables(on: connection)
     var lines = LineDecoder(source: name)
     var going = true
-    try forEachLine(on: connection, through: last) { bytes in
+    try forEachLine(on: connection, after: 0, through: last) { bytes in
       try lines.decode(bytes) { line in
         if line.sequence >= first, filter.matches(line) { going = try body(line) }
       }
@@ -96,16 +145,66 @@ package struct MessageStoreLog {
     }
   }
 
-  /// Calls `body` with each row's line, in `global_position` order, through seq `last` (all
-  /// when nil), a page of `pageSize` rows a query.
+  /// The history of one entity, as `LogReader.history(of:)` gives it for the file: the rows'
+  /// lines go through the same scan and fold.
+  /// - Throws: as `LogReader.history(of:)`, and as `readModels(at:)`.
+  package func history(of nameOrID: String) throws -> EntityHistory {
+    let connection = try PostgresConnection(url: url)
+    defer { connection.close() }
+    try MessageStoreSchema.requireTables(on: connection)
+    let keys = try Self.keys(on: connection)
+    return try LogReader.history(
+      of: nameOrID, logName: name, keyStoreName: keyStoreName, lines: lines(on: connection)
+    ) { id in keys[id] ?? .missing }
+  }
+
+  /// The imported animals' source records, as `LogReader.animalRecords(for:through:)` gives
+  /// them for the file.
+  /// - Throws: as `readModels(at:)`.
+  package func animalRecords(
+    for catalog: AnimalCatalog, through last: Int64
+  ) throws -> [AnimalID: AnimalRecord] {
+    let connection = try PostgresConnection(url: url)
+    defer { connection.close() }
+    try MessageStoreSchema.requireTables(on: connection)
+    return try LogReader.animalRecords(
+      for: catalog, through: last, logName: name, lines: lines(on: connection))
+  }
+
+  /// Calls `body` with a connection to the database, closed after.
+  /// - Throws: `PostgresError`, and what `body` throws.
+  package func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws
+    -> Result
+  {
+    let connection = try PostgresConnection(url: url)
+    defer { connection.close() }
+    try MessageStoreSchema.requireTables(on: connection)
+    return try body(connection)
+  }
+
+  /// The key table's name in messages.
+  var keyStoreName: String { name + " (message_store.replay_keys)" }
+
+  /// The rows' lines, checked and decoded, as a source the Engine's readers take.
+  private func lines(on connection: PostgresConnection) -> LineSource {
+    { body in
+      var lines = LineDecoder(source: name)
+      try forEachLine(on: connection, after: 0, through: nil) { bytes in
+        try lines.decode(bytes) { try body($0) }
+      }
+    }
+  }
+
+  /// Calls `body` with each row's line, in `global_position` order, from the one after
+  /// `first` through seq `last` (all when nil), a page of `pageSize` rows a query.
   private func forEachLine(
-    on connection: PostgresConnection, through last: Int64?,
+    on connection: PostgresConnection, after first: Int64, through last: Int64?,
     _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool
   ) throws {
-    var after: Int64 = 0
-    var read: Int64 = 0
+    var after = first
     while true {
-      let limit = last.map { min(Int64(pageSize), $0 - read) } ?? Int64(pageSize)
+      // Positions run without a gap (the decoder checks each line's seq).
+      let limit = last.map { min(Int64(pageSize), $0 - after) } ?? Int64(pageSize)
       guard limit > 0 else { return }
       let rows = try connection.query(
         """
@@ -124,14 +223,13 @@ package struct MessageStoreLog {
         }
         guard try line.withUTF8({ try body($0) }) else { return }
         after = position
-        read += 1
       }
       if rows.count < limit { return }
     }
   }
 
   /// Every key of `replay_keys`: present, or erased when its key was destroyed.
-  private static func keys(
+  static func keys(
     on connection: PostgresConnection
   ) throws -> [KeyStore.KeyID: KeyStore.Lookup] {
     let rows = try connection.query(
@@ -150,13 +248,7 @@ package struct MessageStoreLog {
         keys[id] = .erased(contact: contact)
         continue
       }
-      var bytes: [UInt8] = []
-      var digits = hex.utf8.makeIterator()
-      while let high = digits.next(), let low = digits.next(),
-        let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-      {
-        bytes.append(value)
-      }
+      let bytes = SHA256.bytes(fromHex: hex) ?? []
       keys[id] = .present(
         KeyStore.Entry(id: id, contact: contact, key: try ChaCha20Poly1305.Key(bytes: bytes)))
     }

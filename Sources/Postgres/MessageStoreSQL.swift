@@ -1,7 +1,8 @@
 /// The SQL of Message DB's schema as this project writes it: the `messages` table, its indexes
 /// and the functions other tools call, with Message DB's names, arguments and behaviour (from
 /// its documentation and its 1.3.0 release), plus `replay_shipped`, where `replay ship` keeps
-/// the last event it shipped of each log, and `replay_keys`, the keys its sealed lines need.
+/// the last event it shipped of each log, `replay_keys`, the keys its sealed lines need, and
+/// `replay_checkpoints`, the read models' checkpoints.
 ///
 /// Every name is qualified with the schema (`message_store.messages`), so the functions work
 /// whatever the caller's `search_path`; Message DB's own install relies on the role's
@@ -338,6 +339,17 @@ enum MessageStoreSQL {
           key_id text NOT NULL PRIMARY KEY,
           contact text NOT NULL,
           key bytea
+        )
+        """),
+    // The read models' checkpoints (`MessageStoreCheckpoints`): the models after the event
+    // at `seq`, bound to the SHA-256 of that event's line.
+    Statement(
+      key: "table replay_checkpoints",
+      sql: """
+        CREATE TABLE message_store.replay_checkpoints (
+          seq bigint NOT NULL PRIMARY KEY,
+          line_sha256 text NOT NULL,
+          models bytea NOT NULL
         )
         """),
   ]

@@ -20,13 +20,42 @@ extension LogReader {
   /// - Complexity: one pass over the log, hashing each line's stream bytes against at most
   ///   six candidate names; then O(e) entry comparisons for the e events of the stream.
   package func history(of nameOrID: String) throws -> EntityHistory {
+    let log = openLog
+    return try Self.history(
+      of: nameOrID, logName: path, events: { try events(inStreams: $0.map(\.rawValue)) },
+      lines: { _ = try forEachEvent(from: .start, $0) },
+      decode: { try PersonalData.decode($0, log: log) })
+  }
+
+  /// The history of one entity, as `history(of:)` gives it, from lines kept somewhere other
+  /// than a file (a database): `lines` hands them out in seq order (twice at most: once for
+  /// the candidates' events, once more for a suggestion when nothing matched), and the
+  /// contacts' keys come from `keys`.
+  /// - Throws: as `history(of:)`, naming `logName` and `keyStoreName`.
+  package static func history(
+    of nameOrID: String, logName: String, keyStoreName: String, lines: LineSource,
+    keys: @escaping (KeyStore.KeyID) throws -> KeyStore.Lookup
+  ) throws -> EntityHistory {
+    var ring = PersonalData.KeyRing(logName: logName, keyStoreName: keyStoreName, lookup: keys)
+    return try history(
+      of: nameOrID, logName: logName, events: { try events(inStreams: $0, lines: lines) },
+      lines: lines, decode: { try PersonalData.decode($0, keys: &ring) })
+  }
+
+  /// `history(of:)` over any log: `events` gives the candidates' events, `lines` the lines
+  /// for a suggestion, `decode` the typed events with their personal data opened.
+  private static func history(
+    of nameOrID: String, logName: String,
+    events: (Set<StreamName>) throws -> EventLog.StreamHistories, lines: LineSource,
+    decode: (RecordedEvent) throws -> DomainEvent?
+  ) throws -> EntityHistory {
     var candidates: [EntityStream] = []
     if let stream = EntityStream(nameOrID) { candidates.append(stream) }
     for kind in EntityStream.categoryOrder {
       let stream = EntityStream(kind: kind, entityID: nameOrID)
       if !candidates.contains(stream) { candidates.append(stream) }
     }
-    let events = try events(inStreams: candidates.map(\.name))
+    let events = try events(Set(candidates.map { StreamName($0.name) }))
     let found = candidates.filter { events[$0.name] != nil }
     let chosen: EntityStream
     if let exact = found.first(where: { $0.name == nameOrID }) {
@@ -35,12 +64,12 @@ extension LogReader {
       chosen = found[0]
     } else if found.isEmpty {
       throw AuditError.noSuchEntity(
-        input: nameOrID, path: path, tried: candidates.map(\.name),
-        suggestion: try similarStream(to: nameOrID))
+        input: nameOrID, path: logName, tried: candidates.map(\.name),
+        suggestion: try similarStream(to: nameOrID, lines: lines))
     } else {
       throw AuditError.ambiguousEntity(input: nameOrID, streams: found.map(\.name))
     }
-    return try Self.fold(events[chosen.name]?.events ?? [], of: chosen, log: openLog)
+    return try fold(events[chosen.name]?.events ?? [], of: chosen, decode: decode)
   }
 
   /// Folds one stream's events alone into fresh read models, recording the entity's entry
@@ -49,6 +78,14 @@ extension LogReader {
   /// than folding it).
   package static func fold(
     _ events: [RecordedEvent], of stream: EntityStream, log: OpenLog, recordingFrom first: Int = 0
+  ) throws -> EntityHistory {
+    try fold(events, of: stream, recordingFrom: first) { try PersonalData.decode($0, log: log) }
+  }
+
+  /// `fold(_:of:log:recordingFrom:)`, with `decode` giving each typed event.
+  private static func fold(
+    _ events: [RecordedEvent], of stream: EntityStream, recordingFrom first: Int = 0,
+    decode: (RecordedEvent) throws -> DomainEvent?
   ) throws -> EntityHistory {
     var models = ReadModels()
     let modelName = stream.modelName
@@ -59,7 +96,7 @@ extension LogReader {
     history.events.reserveCapacity(max(0, events.count - first))
     var current = first == 0 ? entry() : nil
     for (index, event) in events.enumerated() {
-      let decoded = try PersonalData.decode(event, log: log)
+      let decoded = try decode(event)
       let before = current
       if let decoded {
         models.apply(decoded, at: EventContext(event))
@@ -86,12 +123,12 @@ extension LogReader {
   /// three characters and at most three in all, ignoring letter case. `nil` when none is.
   /// - Complexity: one pass over the log; distances are computed once per distinct stream
   ///   of a plausible length, each within a band of the allowed edits.
-  func similarStream(to input: String) throws -> String? {
+  static func similarStream(to input: String, lines: LineSource) throws -> String? {
     let typed = Array(input.lowercased().unicodeScalars)
     let limit = min(3, max(1, typed.count / 3))
     var seen: Set<String> = []
     var best: (stream: String, distance: Int)?
-    try forEachEvent { line in
+    try lines { line in
       let stream = line.stream
       guard seen.insert(stream).inserted else { return true }
       var names = [Array(stream.lowercased().unicodeScalars)]

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// One value serves one read (a replay, a checkpoint's load and the records it opens later):
 /// it asks the store as one ``PersonalData/KeyRing`` does, under a lock.
-final class LogCheckpointKeys: CheckpointKeys {
+package final class LogCheckpointKeys: CheckpointKeys {
   private struct State {
     var ring: PersonalData.KeyRing
     /// Keys derived in this read, by key id: a replay saving several checkpoints seals each
@@ -24,6 +24,17 @@ final class LogCheckpointKeys: CheckpointKeys {
     state = Mutex(State(ring: PersonalData.KeyRing(log)))
   }
 
+  /// The keys of a log kept elsewhere than in a file (a database's key table): `lookup`
+  /// answers for each key, `.erased` for a destroyed one.
+  package init(
+    logName: String, keyStoreName: String,
+    lookup: @escaping @Sendable (KeyStore.KeyID) throws -> KeyStore.Lookup
+  ) {
+    state = Mutex(
+      State(
+        ring: PersonalData.KeyRing(logName: logName, keyStoreName: keyStoreName, lookup: lookup)))
+  }
+
   private static let label = Array("replay checkpoint key 1".utf8) + [0]
 
   /// What the store says of key `keyID` for `contact`.
@@ -35,7 +46,7 @@ final class LogCheckpointKeys: CheckpointKeys {
     return found
   }
 
-  func checkpointKeyState(_ keyID: UInt64, contact: ContactID) -> CheckpointKeyState {
+  package func checkpointKeyState(_ keyID: UInt64, contact: ContactID) -> CheckpointKeyState {
     state.withLock { state in
       switch lookup(keyID, contact: contact, &state) {
       case .present: .available
@@ -45,7 +56,7 @@ final class LogCheckpointKeys: CheckpointKeys {
     }
   }
 
-  func checkpointKey(_ keyID: UInt64, contact: ContactID) -> CheckpointKeyLookup {
+  package func checkpointKey(_ keyID: UInt64, contact: ContactID) -> CheckpointKeyLookup {
     state.withLock { state in
       switch lookup(keyID, contact: contact, &state) {
       case .missing, nil:

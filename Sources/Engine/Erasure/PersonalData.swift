@@ -114,7 +114,13 @@ enum PersonalData {
   /// - Returns: `nil` for a type outside the vocabulary.
   /// - Throws: `EngineError.decoding` naming the log, and as `open`.
   static func decode(_ event: RecordedEvent, log: OpenLog) throws -> DomainEvent? {
-    let logPath = log.path
+    var keys = KeyRing(log)
+    return try decode(event, keys: &keys)
+  }
+
+  /// `decode(_:log:)`, with the keys of one read.
+  static func decode(_ event: RecordedEvent, keys: inout KeyRing) throws -> DomainEvent? {
+    let logPath = keys.logPath
     let decoded: DomainEvent?
     do throws(EventsError) {
       decoded = try EventVocabulary.decode(event, strict: false)
@@ -124,7 +130,7 @@ enum PersonalData {
     guard let decoded else { return nil }
     guard event.schemaVersion >= 2, carriesPersonalData(type: event.type) else { return decoded }
     return try open(
-      decoded, id: event.id, stream: event.stream, sequence: event.sequence, log: log)
+      decoded, id: event.id, stream: event.stream, sequence: event.sequence, keys: &keys)
   }
 
   /// `event` with its sealed personal data opened (or, its key destroyed, erased); any other

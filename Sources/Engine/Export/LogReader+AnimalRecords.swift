@@ -9,9 +9,30 @@ extension LogReader {
   public func animalRecords(
     for catalog: AnimalCatalog, through last: Int64
   ) throws -> [AnimalID: AnimalRecord] {
+    try Self.animalRecords(for: catalog, through: last, logName: path) {
+      try events(inStreams: $0.map(\.rawValue))
+    }
+  }
+
+  /// `animalRecords(for:through:)` from lines kept somewhere other than a file (a database),
+  /// which `lines` hands out in seq order: one pass over them.
+  /// - Throws: what `lines` throws, and `EngineError` for a payload that cannot be decoded.
+  package static func animalRecords(
+    for catalog: AnimalCatalog, through last: Int64, logName: String, lines: LineSource
+  ) throws -> [AnimalID: AnimalRecord] {
+    try animalRecords(for: catalog, through: last, logName: logName) {
+      try events(inStreams: $0, lines: lines)
+    }
+  }
+
+  /// `animalRecords(for:through:)`, with `events` giving the animals' streams' events.
+  private static func animalRecords(
+    for catalog: AnimalCatalog, through last: Int64, logName path: String,
+    events: (Set<StreamName>) throws -> EventLog.StreamHistories
+  ) throws -> [AnimalID: AnimalRecord] {
     let imported = catalog.animals.filter { !$0.isInserted }
     guard !imported.isEmpty else { return [:] }
-    let histories = try events(inStreams: Set(imported.map(\.id.streamName)))
+    let histories = try events(Set(imported.map { StreamName($0.id.streamName) }))
     var records: [AnimalID: AnimalRecord] = [:]
     for animal in imported {
       let events = histories[animal.id.streamName]?.events ?? []

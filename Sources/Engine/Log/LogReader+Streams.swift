@@ -90,20 +90,34 @@ extension LogReader {
   private func scanningEvents(
     inStreams streams: Set<StreamName>
   ) throws -> EventLog.StreamHistories {
-    let hashes = Self.hashes(of: streams)
-    var histories = EventLog.StreamHistories()
     do {
-      try forEachEvent { line in
-        if let stream = Self.wantedStream(line, in: streams, hashes: hashes) {
-          histories.append(line.recordedEvent(), toStream: stream)
-        }
-        return true
-      }
+      return try Self.events(inStreams: streams) { _ = try forEachEvent(from: .start, $0) }
     } catch EngineError.fileNotFound {
       return EventLog.StreamHistories()
+    }
+  }
+
+  /// Every event of each of `streams` among the lines `lines` hands out (a log kept somewhere
+  /// other than a file): `events(inStreams:)` without an index.
+  /// - Throws: what `lines` throws.
+  package static func events(
+    inStreams streams: Set<StreamName>, lines: LineSource
+  ) throws -> EventLog.StreamHistories {
+    let hashes = Self.hashes(of: streams)
+    var histories = EventLog.StreamHistories()
+    try lines { line in
+      if let stream = Self.wantedStream(line, in: streams, hashes: hashes) {
+        histories.append(line.recordedEvent(), toStream: stream)
+      }
+      return true
     }
     // Versions are positions from 1: a stream's version is its number of events.
     histories.countVersions()
     return histories
   }
 }
+
+/// The lines of a log, checked and decoded, in seq order from seq 1: calls its argument with
+/// each until it returns false. A file's reader (`LogReader.forEachEvent`) is one; a log kept
+/// in a database is another.
+package typealias LineSource = ((EventLine) throws -> Bool) throws -> Void

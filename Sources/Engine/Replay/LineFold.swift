@@ -9,8 +9,11 @@ package struct LineDecoder {
   package private(set) var lastSequence: Int64 = 0
   private var memo = LogLineCodec.Memo()
 
-  package init(source: String) {
+  /// - Parameter lastSequence: The seq of the line before the first one handed in (0: the
+  ///   lines start at seq 1; a verifier resuming after a bad line gives that line's seq).
+  package init(source: String, after lastSequence: Int64 = 0) {
     self.source = source
+    self.lastSequence = lastSequence
   }
 
   /// Calls `body` with `bytes` (a line without its `\n`) decoded; the line borrows them.
@@ -62,6 +65,7 @@ package struct LineFold {
   /// The atomic write the last line belongs to, when it was one of several events.
   package private(set) var lastBatch: ClosedRange<Int64>?
   private let instant: Timestamp?
+  private var startedFrom: Int64?
   private var decoder: Replayer.FoldDecoder
   private var lines: LineDecoder
   private var timestamps = TimestampCache()
@@ -71,12 +75,20 @@ package struct LineFold {
   ///   - source: Where the lines come from, in errors.
   ///   - keyStoreName: Where the keys are, in errors.
   ///   - asOf: Fold only the events whose time is at or before it (`--as-of`); nil: all.
+  ///   - checkpoint: The models after seq `sequence`, from a checkpoint: the lines handed in
+  ///     start after it. nil: they start at seq 1.
   ///   - keys: The contacts' keys: `.present`, `.erased` for a destroyed one, `.missing`.
   package init(
     source: String, keyStoreName: String, asOf instant: Timestamp? = nil,
+    from checkpoint: (models: ReadModels, sequence: Int64)? = nil,
     keys: @escaping (KeyStore.KeyID) throws -> KeyStore.Lookup
   ) {
-    lines = LineDecoder(source: source)
+    lines = LineDecoder(source: source, after: checkpoint?.sequence ?? 0)
+    if let checkpoint {
+      models = checkpoint.models
+      lastFoldedSequence = checkpoint.sequence
+      startedFrom = checkpoint.sequence
+    }
     self.instant = instant
     decoder = Replayer.FoldDecoder(
       keys: PersonalData.KeyRing(logName: source, keyStoreName: keyStoreName, lookup: keys))
@@ -100,6 +112,6 @@ package struct LineFold {
   package var result: Replayer.Result {
     Replayer.Result(
       models: models, lastSequence: lastSequence, lastFoldedSequence: lastFoldedSequence,
-      startedFrom: nil, eventsRead: eventsRead, checkpointsSaved: [])
+      startedFrom: startedFrom, eventsRead: eventsRead, checkpointsSaved: [])
   }
 }

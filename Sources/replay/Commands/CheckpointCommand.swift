@@ -44,6 +44,7 @@ enum CheckpointCommand {
         "Give only one of \(actions.map { "'\($0.option.preferredName)'" }.joined(separator: ", "))"
       )
     }
+    if let exitCode = try invocation.checkpointPostgres() { return exitCode }
     if invocation[clear] {
       try store.removeAll()
       invocation.terminal.write("removed \(store.directory)\n")

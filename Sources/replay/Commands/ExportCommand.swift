@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Postgres
 import Projections
 
 /// `replay export <model>`: a read model written back in its app's source format.
@@ -95,15 +96,24 @@ enum ExportCommand {
     if let output = invocation[output] {
       try LogFiles(logPath: invocation.logPath).refuseAsOutput(output)
     }
-    var replayer = invocation.replayer
+    let result: Replayer.Result
     // An export may stop inside a multi-event write, as it always could.
-    replayer.refusesSeqsInsideWrites = false
-    let result = try replayer.readModels(at: point, models: [model])
+    if let database = invocation.postgresLog {
+      result = try database.readModels(at: point, refusingSeqsInsideWrites: false)
+    } else {
+      var replayer = invocation.replayer
+      replayer.refusesSeqsInsideWrites = false
+      result = try replayer.readModels(at: point, models: [model])
+    }
     // The animals' source records come from the log: the catalogue keeps only its screen.
-    let records =
-      model == AnimalCatalog.name
-      ? try invocation.logReader.animalRecords(
-        for: result.models.animals, through: result.lastFoldedSequence) : [:]
+    var records: [AnimalID: AnimalRecord] = [:]
+    if model == AnimalCatalog.name {
+      let animals = result.models.animals
+      let last = result.lastFoldedSequence
+      records =
+        try invocation.postgresLog?.animalRecords(for: animals, through: last)
+        ?? invocation.logReader.animalRecords(for: animals, through: last)
+    }
     let bytes = try ReadModelExporter.export(
       result.models, model: model, format: format, animalRecords: records)
     guard let output = invocation[output] else {

@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Postgres
 import Projections
 
 /// `replay history <stream | entity id>`: the audit of one entity.
@@ -43,7 +44,9 @@ enum HistoryCommand {
     run: run)
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let history = try invocation.logReader.history(of: invocation.requiredValue("entity"))
+    let entity = invocation.requiredValue("entity")
+    let history =
+      try invocation.postgresLog?.history(of: entity) ?? invocation.logReader.history(of: entity)
     if invocation[CommonOptions.json] {
       invocation.terminal.write(bytes: json(history) + [0x0A])
     } else {

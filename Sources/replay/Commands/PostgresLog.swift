@@ -16,7 +16,65 @@ extension ParsedInvocation {
 
   /// The read models at `point` from the database `--log` names; nil when it names a file.
   func rebuildFromPostgres(at point: ReplayPoint) throws -> Replayer.Result? {
-    try postgresLog?.readModels(at: point)
+    try postgresLog?.readModels(at: point, usingCheckpoints: usesCheckpoints, explain: explainer)
+  }
+
+  /// `replay checkpoint --log postgresql://…`: saves (at the end or `--at`), lists or clears
+  /// the checkpoints of `message_store.replay_checkpoints`; nil when `--log` names a file.
+  func checkpointPostgres() throws -> ExitCode? {
+    guard let database = postgresLog else { return nil }
+    for declaration in [CheckpointCommand.every, CheckpointCommand.verify]
+      as [any OptionDeclaration]
+    where isGiven(declaration) {
+      throw UsageError(
+        "'\(declaration.option.preferredName)' works on a log file's checkpoints: leave it out for a log kept in PostgreSQL"
+      )
+    }
+    let table = "\(database.name) (message_store.replay_checkpoints)"
+    let checkpoints = MessageStoreCheckpoints(log: database)
+    if self[CheckpointCommand.clear] {
+      let removed = try database.withConnection { try checkpoints.removeAll(on: $0) }
+      terminal.write("removed \(removed) checkpoint\(removed == 1 ? "" : "s") from \(table)\n")
+      return .success
+    }
+    if self[CheckpointCommand.list] {
+      let entries = try database.withConnection { try checkpoints.entries(on: $0) }.reversed()
+      if self[CommonOptions.json] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.member("checkpoints", objects: Array(entries)) { writer, entry in
+          writer.member("seq", entry.sequence)
+          writer.member("bytes", entry.byteCount)
+          writer.member("problem", entry.problem)
+        }
+        writer.endObject()
+        terminal.write(bytes: writer.bytes + [0x0A])
+      } else if entries.isEmpty {
+        terminal.write("no checkpoints in \(table)\n")
+      } else {
+        var text = TextTable([
+          .init(title: "SEQ", alignment: .right), .init(title: "BYTES", alignment: .right),
+          .init(title: "STATUS", maximumWidth: 100),
+        ])
+        for entry in entries {
+          text.append([
+            String(entry.sequence), String(entry.byteCount),
+            entry.problem.map { "ignored: \($0)" } ?? "its line matches",
+          ])
+        }
+        terminal.write(
+          "\(entries.count) checkpoint\(entries.count == 1 ? "" : "s") in \(table)\n"
+            + text.render())
+      }
+      return .success
+    }
+    let point = try self[CheckpointCommand.at].map(ReplayPoint.sequence) ?? .end
+    let saved = try database.saveCheckpoint(at: point)
+    terminal.write(
+      saved == 0
+        ? "the log is empty: no checkpoint saved\n"
+        : "saved a checkpoint at seq \(saved) in \(table)\n")
+    return .success
   }
 
   /// Calls `body` with the events from the database `--log` names, as
@@ -38,7 +96,9 @@ extension ParsedInvocation {
   }
 
   /// The commands that read `--log postgresql://…`.
-  static let postgresCommands: Set<String> = ["state", "nearest", "log", "diff"]
+  static let postgresCommands: Set<String> = [
+    "state", "nearest", "log", "diff", "history", "export", "verify", "checkpoint",
+  ]
 
   /// Refuses `--log postgresql://…` (or such a `$REPLAY_LOG`) for the other commands, before
   /// they take the URL for a file name.
@@ -49,7 +109,7 @@ extension ParsedInvocation {
     else { return }
     throw UsageError(
       "'\(commandPath.dropFirst().joined(separator: " "))' does not work on a log kept in PostgreSQL yet; "
-        + "'state', 'nearest', 'log' and 'diff' do: run it on the file"
+        + "'state', 'nearest', 'log', 'diff', 'history', 'export', 'verify' and 'checkpoint' do: run it on the file"
     )
   }
 

@@ -45,16 +45,25 @@ extension ParsedInvocation {
   /// A replayer over the log, with its checkpoints unless `--no-checkpoints`, saving and
   /// pruning them by the standard ``CheckpointPolicy``.
   var replayer: Replayer {
-    let terminal = self.terminal
-    let verbose = declares(ReadOptions.verbose) && self[ReadOptions.verbose]
-    let useCheckpoints = !(declares(ReadOptions.noCheckpoints) && self[ReadOptions.noCheckpoints])
     var replayer = Replayer(
-      reader: logReader, checkpoints: useCheckpoints ? CheckpointStore(logPath: logPath) : nil,
-      explain: { message in if verbose { terminal.writeError("note: \(message)\n") } })
+      reader: logReader, checkpoints: usesCheckpoints ? CheckpointStore(logPath: logPath) : nil,
+      explain: explainer)
     replayer.refusesSeqsInsideWrites = true
     // Read commands keep the checkpoints current; a save that fails is only explained.
     replayer.automaticCheckpoints = .standard
     return replayer
+  }
+
+  /// Whether checkpoints are used: not with `--no-checkpoints`.
+  var usesCheckpoints: Bool {
+    !(declares(ReadOptions.noCheckpoints) && self[ReadOptions.noCheckpoints])
+  }
+
+  /// Where a replay explains its checkpoint decisions: standard error with `--verbose`.
+  var explainer: @Sendable (String) -> Void {
+    let terminal = self.terminal
+    let verbose = declares(ReadOptions.verbose) && self[ReadOptions.verbose]
+    return { message in if verbose { terminal.writeError("note: \(message)\n") } }
   }
 
   /// Rebuilds read models at the asked point; a full replay saves the checkpoints the log's

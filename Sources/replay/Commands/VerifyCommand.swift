@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Postgres
 
 /// `replay verify`: check every line; read-only.
 enum VerifyCommand {
@@ -37,6 +38,7 @@ enum VerifyCommand {
     help: "With --note: rebuild the tree from every line, not from the <log>.tree cache.")
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
+    if invocation.postgresLog != nil { return try verifyDatabase(invocation) }
     if invocation[CheckCommand.note] != nil || invocation[CheckCommand.key] != nil {
       return try verifyNote(invocation)
     }
@@ -54,12 +56,9 @@ enum VerifyCommand {
     let digestMessage =
       digestMatched ? "lines 1...\(expectedDigest?.sequence ?? 0) match the digest" : nil
     if invocation[CommonOptions.json] {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.member("valid", report.isValid)
-      writer.member("events", report.eventCount)
-      writer.member("streams", report.streamCount)
-      writer.member("lastSeq", report.lastSequence)
+      var writer = jsonHead(
+        valid: report.isValid, events: report.eventCount, streams: report.streamCount,
+        lastSeq: report.lastSequence)
       writer.member("bytes", report.byteCount)
       writer.member("problems", objects: report.problems) { writer, problem in
         // A problem of the whole log (a digest mismatch) has no line: null, not 0.
@@ -98,17 +97,14 @@ enum VerifyCommand {
       }
       let summary =
         "\(report.eventCount) events, \(report.streamCount) streams, last seq \(report.lastSequence), \(report.byteCount) bytes"
-      if report.isValid {
-        invocation.terminal.write("ok: \(summary)\n")
-        if let digestMessage { invocation.terminal.write("ok: \(digestMessage)\n") }
-      } else {
-        for problem in report.problems {
+      writeVerdict(
+        report.problems.map { problem in
           let place =
             problem.line > 0 ? "\(invocation.logPath):\(problem.line)" : invocation.logPath
-          invocation.terminal.write("\(place): \(problem.message)\n")
-        }
-        let count = report.problems.count == 1 ? "1 problem" : "\(report.problems.count) problems"
-        invocation.terminal.write("FAILED: \(count); \(summary)\n")
+          return "\(place): \(problem.message)"
+        }, summary: summary, invocation)
+      if report.isValid, let digestMessage {
+        invocation.terminal.write("ok: \(digestMessage)\n")
       }
     }
     return report.isValid ? .success : .ioError
@@ -152,5 +148,63 @@ extension VerifyCommand {
       "ok: the log's first \(head.size) events have the root signed by '\(verifier.name)' "
         + "(\(head.origin)); the log has \(tree.size) events and extends it\n")
     return .success
+  }
+}
+
+extension VerifyCommand {
+  /// `verify --log postgresql://…`: every row of `messages` against its line
+  /// (`MessageStoreVerifier`); problems name the row's `global_position`.
+  static func verifyDatabase(_ invocation: ParsedInvocation) throws -> ExitCode {
+    let fileOnly: [any OptionDeclaration] = [digest, CheckCommand.note, CheckCommand.key, rehash]
+    for declaration in fileOnly where invocation.isGiven(declaration) {
+      throw UsageError(
+        "'\(declaration.option.names[0])' checks a log file: leave it out for a log kept in PostgreSQL"
+      )
+    }
+    let report = try MessageStoreVerifier(url: invocation.logPath).verify()
+    let name = invocation.logName
+    if invocation[CommonOptions.json] {
+      var writer = jsonHead(
+        valid: report.isValid, events: report.eventCount, streams: report.streamCount,
+        lastSeq: report.lastSequence)
+      writer.member("problems", objects: report.problems) { writer, problem in
+        writer.member("globalPosition", problem.globalPosition)
+        writer.member("message", problem.message)
+      }
+      writer.endObject()
+      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+    } else {
+      let summary =
+        "\(report.eventCount) events, \(report.streamCount) streams, last seq \(report.lastSequence)"
+      writeVerdict(
+        report.problems.map {
+          "\(name): global_position \($0.globalPosition): \($0.message)"
+        }, summary: summary, invocation)
+    }
+    return report.isValid ? .success : .ioError
+  }
+
+  /// The JSON object's first members, which a log file and a database share.
+  static func jsonHead(valid: Bool, events: Int, streams: Int, lastSeq: Int64) -> JSONWriter {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.member("valid", valid)
+    writer.member("events", events)
+    writer.member("streams", streams)
+    writer.member("lastSeq", lastSeq)
+    return writer
+  }
+
+  /// `ok: <summary>`, or each problem on its line and `FAILED: <n> problems; <summary>`.
+  static func writeVerdict(
+    _ problems: [String], summary: String, _ invocation: ParsedInvocation
+  ) {
+    guard !problems.isEmpty else {
+      invocation.terminal.write("ok: \(summary)\n")
+      return
+    }
+    for problem in problems { invocation.terminal.write(problem + "\n") }
+    let count = problems.count == 1 ? "1 problem" : "\(problems.count) problems"
+    invocation.terminal.write("FAILED: \(count); \(summary)\n")
   }
 }

@@ -134,7 +134,7 @@ struct PostgresStoreTests {
       #expect(old.error.contains("global_position 5 holds no line"))
       #expect(old.output == "")
       for arguments in [
-        ["state", "-f"], ["log", "-f"], ["history", "contact-13"], ["export", "contacts"],
+        ["state", "-f"], ["log", "-f"], ["stats"],
         ["append", "--stream", "contact-1", "--type", "ContactFavorited", "--data", "{}"],
       ] {
         let refused = try ReplayProcess.run(arguments + ["--log", url], directory: directory)
