@@ -38,7 +38,10 @@ extension ParsedInvocation {
   }
 
   /// The commands that read `--log postgresql://…`.
-  static let postgresCommands: Set<String> = ["state", "nearest", "log", "diff"]
+  static let postgresCommands: Set<String> = [
+    "state", "nearest", "log", "diff",
+    "append",
+  ]
 
   /// Refuses `--log postgresql://…` (or such a `$REPLAY_LOG`) for the other commands, before
   /// they take the URL for a file name.
@@ -49,7 +52,7 @@ extension ParsedInvocation {
     else { return }
     throw UsageError(
       "'\(commandPath.dropFirst().joined(separator: " "))' does not work on a log kept in PostgreSQL yet; "
-        + "'state', 'nearest', 'log' and 'diff' do: run it on the file"
+        + "'state', 'nearest', 'log', 'diff' and 'append' do: run it on the file"
     )
   }
 
