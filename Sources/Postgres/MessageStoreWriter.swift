@@ -31,6 +31,8 @@ package final class MessageStoreWriter {
   /// The clock, the id generator and the lock timeout, as for a file.
   package let configuration: EventLog.Configuration
   private let connection: PostgresConnection
+  /// The keys of `replay_keys`, once read (for the domain events of sealed contacts).
+  private var keys: [KeyStore.KeyID: KeyStore.Lookup]?
 
   /// Connects and checks the schema.
   /// - Parameters:
@@ -175,5 +177,68 @@ package final class MessageStoreWriter {
     for value in values { writer.string(value) }
     writer.endArray()
     return String(decoding: writer.bytes, as: UTF8.self)
+  }
+}
+
+extension MessageStoreWriter: EventStorage {
+  /// Every event of `stream` (its rows in `position` order, each line decoded) and its version.
+  /// - Throws: `PostgresError`; `EngineError.corruptLine` for a row whose line does not check.
+  package func events(inStream stream: String) throws -> (
+    events: [RecordedEvent], version: Int64
+  ) {
+    let rows = try connection.query(
+      """
+      SELECT metadata->>'line' FROM message_store.messages
+      WHERE stream_name = $1 ORDER BY position
+      """, [stream]
+    ).rows
+    var events: [RecordedEvent] = []
+    events.reserveCapacity(rows.count)
+    for row in rows {
+      guard var line = row[0] else {
+        throw EngineError.invalidEvent(
+          location: name,
+          problem:
+            "a row of stream '\(stream)' holds no line (metadata.line): it was not written by replay"
+        )
+      }
+      events.append(
+        try line.withUTF8 { bytes in
+          try StoreWrite.decodeLine(bytes, source: name) { $0.recordedEvent() }
+        })
+    }
+    return (events, events.last?.version ?? 0)
+  }
+
+  /// The typed event inside a recorded one, sealed personal data opened with the keys of
+  /// `message_store.replay_keys`.
+  package func domainEvent<D: Decider>(of event: RecordedEvent, for decider: D.Type) throws
+    -> D.Event?
+  {
+    let keys = try keyLookup()
+    return try event.domainEvent(
+      for: decider, logName: name, keyStoreName: name + " (message_store.replay_keys)",
+      keys: { keys[$0] ?? .missing })
+  }
+
+  /// The keys of `replay_keys`, read once a writer.
+  private func keyLookup() throws -> [KeyStore.KeyID: KeyStore.Lookup] {
+    if let keys { return keys }
+    let read = try MessageStoreLog.keys(on: connection)
+    keys = read
+    return read
+  }
+}
+
+extension MessageStoreWriter {
+  /// The names of the streams whose names start with `prefix`, in no particular order.
+  /// - Throws: `PostgresError`.
+  package func streamNames(withPrefix prefix: String) throws(PostgresError) -> [String] {
+    try connection.query(
+      """
+      SELECT DISTINCT stream_name FROM message_store.messages
+      WHERE left(stream_name, length($1)) = $1
+      """, [prefix]
+    ).rows.compactMap { $0[0] }
   }
 }

@@ -132,6 +132,45 @@ struct PostgresWriteTests {
     }
   }
 
+  @Test func domainCommandsDecideOnTheDatabaseAsOnTheFile() throws {
+    try withTemporaryDirectory { directory in
+      let server = try PostgresTestServer()
+      defer { try? server.stop(removing: true) }
+      let url = server.url()
+      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
+      let file = directory + "/events.jsonl"
+      let environment = ["REPLAY_ID_SEED": "pgdomain", "REPLAY_CLOCK": "2026-11-27T11:00:00Z"]
+      // Each command with the status it gives on both: decided on the stream read from each.
+      let commands: [(arguments: [String], status: Int32)] = [
+        (["states", "add", "Ohio"], 0),
+        (["zipcodes", "add", "Ohio", "43001"], 0),
+        (["zipcodes", "add", "Ohio", "43001"], 65),
+        (["zipcodes", "modify", "Ohio", "43001", "43002", "--expected-version", "1"], 3),
+        (["zipcodes", "modify", "Ohio", "43001", "43002", "--expected-version", "2"], 0),
+        (["animals", "insert", "--name", "Heron", "--actor", "ana"], 0),
+        (["animals", "insert", "--name", "Crane", "--json"], 0),
+        (["animals", "remove", "user-1"], 0),
+        (["animals", "remove", "user-1"], 65),
+        (["locations", "add", "--name", "Park", "--latitude", "40.1", "--longitude", "-73.2"], 0),
+        (["contacts", "favorite", "13"], 65),
+      ]
+      for command in commands {
+        let onFile = try ReplayProcess.run(
+          command.arguments + ["--log", file], environment: environment)
+        let onDatabase = try ReplayProcess.run(
+          command.arguments + ["--log", url], environment: environment)
+        #expect(onFile.status == command.status, "\(command): \(onFile.error)")
+        #expect(onDatabase.status == onFile.status, "\(command): \(onDatabase.error)")
+        #expect(onDatabase.output == onFile.output, "\(command)")
+        #expect(onDatabase.error == onFile.error, "\(command)")
+      }
+      #expect(try lines(server) == (try String(contentsOfFile: file, encoding: .utf8)))
+      let fromFile = try ReplayProcess.run(["state", "--json", "--log", file])
+      let fromDatabase = try ReplayProcess.run(["state", "--json", "--log", url])
+      #expect(fromDatabase.output == fromFile.output)
+    }
+  }
+
   @Test func aReplicaRefusesAppendsAndAStoreRefusesShipping() throws {
     try withTemporaryDirectory { directory in
       let server = try PostgresTestServer()
