@@ -50,6 +50,11 @@ package enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible 
       return
         "the connection to PostgreSQL was lost: \(message); nothing after the last committed "
         + "batch was kept: run the command again once the server is back"
+    case .statementTimeout(let message) where message.contains("lock timeout"):
+      return
+        "PostgreSQL cancelled a statement that waited too long for a lock (another writer held "
+        + "the store): \(message); nothing of it was kept: run the command again, or raise "
+        + "--lock-timeout"
     case .statementTimeout(let message):
       return
         "PostgreSQL cancelled a statement that ran too long: \(message); nothing of it was "

@@ -80,7 +80,11 @@ package struct StoreWrite {
       }
     }
     guard !planned.isEmpty else { return }
-    let timestamp = try Self.time(configuration, after: lastTimestamp, sequence: lastSequence)
+    let now = configuration.clock()
+    let timestamp =
+      try lastTimestamp.map {
+        try EventLog.eventTime(now, after: $0, sequence: lastSequence, configuration: configuration)
+      } ?? now
     let first = lastSequence + 1
     let batch = planned.count > 1 ? first...(lastSequence + Int64(planned.count)) : nil
     appended.reserveCapacity(planned.count)
@@ -97,26 +101,6 @@ package struct StoreWrite {
     outcomes = slots.compactMap { slot in
       slot.map { EventLog.Outcome(event: appended[$0], isDuplicate: false) } ?? duplicates.next()
     }
-  }
-
-  /// The time of the write's events: the clock's, raised to the last event's when the system
-  /// clock went back (as the file writer does); a chosen clock before it is an error.
-  private static func time(
-    _ configuration: EventLog.Configuration, after last: Timestamp?, sequence: Int64
-  ) throws -> Timestamp {
-    let now = configuration.clock()
-    guard let last, now < last else { return now }
-    if configuration.clockIsChosen {
-      throw EngineError.invalidEvent(
-        location: nil,
-        problem:
-          "the clock says \(now), earlier than \(last), the time of seq \(sequence) (the last event); event times never go backwards: give a time at or after \(last)"
-      )
-    }
-    configuration.report(
-      "the system clock says \(now), earlier than \(last), the time of seq \(sequence) (the last event): the new events are stamped \(last)"
-    )
-    return last
   }
 
   /// An event offered again under its id must be the one stored.

@@ -26,12 +26,43 @@ struct PostgresWriteTests {
     return text
   }
 
-  @Test func appendsWriteTheFileWritersLinesAndRefuseWhatTheFileRefuses() throws {
+  /// A server with the schema, a folder, and the database's URL, for `body`.
+  private func withStore(
+    _ body: (PostgresTestServer, _ directory: String, _ url: String) throws -> Void
+  ) throws {
     try withTemporaryDirectory { directory in
       let server = try PostgresTestServer()
       defer { try? server.stop(removing: true) }
       let url = server.url()
       #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
+      try body(server, directory, url)
+    }
+  }
+
+  /// Runs each command on `file` and on the database at `url`: the same status (`status`),
+  /// output and error on both; then the database holds the file's bytes and the same state.
+  private func expectSame(
+    _ commands: [(arguments: [String], status: Int32)], file: String, url: String,
+    server: PostgresTestServer, environment: [String: String]
+  ) throws {
+    for command in commands {
+      let onFile = try ReplayProcess.run(
+        command.arguments + ["--log", file], environment: environment)
+      let onDatabase = try ReplayProcess.run(
+        command.arguments + ["--log", url], environment: environment)
+      #expect(onFile.status == command.status, "\(command): \(onFile.error)")
+      #expect(onDatabase.status == onFile.status, "\(command): \(onDatabase.error)")
+      #expect(onDatabase.output == onFile.output, "\(command)")
+      #expect(onDatabase.error == onFile.error, "\(command)")
+    }
+    #expect(try lines(server) == (try String(contentsOfFile: file, encoding: .utf8)))
+    let fromFile = try ReplayProcess.run(["state", "--json", "--log", file])
+    let fromDatabase = try ReplayProcess.run(["state", "--json", "--log", url])
+    #expect(fromDatabase.status == 0 && fromDatabase.output == fromFile.output)
+  }
+
+  @Test func appendsWriteTheFileWritersLinesAndRefuseWhatTheFileRefuses() throws {
+    try withStore { server, directory, url in
       let file = directory + "/events.jsonl"
       let batch = directory + "/batch.jsonl"
       try """
@@ -49,34 +80,26 @@ struct PostgresWriteTests {
       """.write(toFile: again, atomically: true, encoding: .utf8)
       let environment = ["REPLAY_ID_SEED": "pgwrite", "REPLAY_CLOCK": "2026-11-27T10:00:00Z"]
       // The same commands on the file and on the database.
-      let commands: [[String]] = [
-        [
-          "append", "--stream", "contact-1", "--type", "ContactFavorited", "--data",
-          #"{"id":"1"}"#, "--reason", "tidy", "--correlation", "c-1",
-        ],
-        [
-          "append", "--stream", "contact-1", "--type", "ContactUnfavorited", "--data",
-          #"{"id":"1"}"#, "--expected-version", "1",
-        ],
-        ["append", "--file", batch],
-        ["append", "--file", again, "--json"],
+      let commands: [(arguments: [String], status: Int32)] = [
+        (
+          [
+            "append", "--stream", "contact-1", "--type", "ContactFavorited", "--data",
+            #"{"id":"1"}"#, "--reason", "tidy", "--correlation", "c-1",
+          ], 0
+        ),
+        (
+          [
+            "append", "--stream", "contact-1", "--type", "ContactUnfavorited", "--data",
+            #"{"id":"1"}"#, "--expected-version", "1",
+          ], 0
+        ),
+        (["append", "--file", batch], 0),
+        (["append", "--file", again, "--json"], 0),
       ]
-      for command in commands {
-        let onFile = try ReplayProcess.run(
-          command + ["--log", file], environment: environment)
-        let onDatabase = try ReplayProcess.run(
-          command + ["--log", url], environment: environment)
-        #expect(onFile.status == 0, "\(command): \(onFile.error)")
-        #expect(onDatabase.status == onFile.status, "\(command): \(onDatabase.error)")
-        #expect(onDatabase.output == onFile.output, "\(command)")
-        #expect(onDatabase.error == onFile.error, "\(command)")
-      }
+      try expectSame(
+        commands, file: file, url: url, server: server, environment: environment)
       let written = try lines(server)
-      #expect(written == (try String(contentsOfFile: file, encoding: .utf8)))
       #expect(written.split(separator: "\n").count == 6)
-      let fromFile = try ReplayProcess.run(["state", "--json", "--log", file])
-      let fromDatabase = try ReplayProcess.run(["state", "--json", "--log", url])
-      #expect(fromDatabase.output == fromFile.output)
       // Message DB's own readers see ordinary rows: position = version - 1.
       let stream = try server.psql(
         "SELECT position, type FROM message_store.get_stream_messages('contact-1')")
@@ -128,16 +151,28 @@ struct PostgresWriteTests {
           #"{"id":"5"}"#, "--clock", "2026-01-01T00:00:00Z", "--log", url,
         ])
       #expect(early.status == 65 && early.error.contains("never go backwards"), "\(early.error)")
+      // Another writer holding the store past --lock-timeout: exit 75, nothing written.
+      let holder = Process()
+      holder.executableURL = URL(fileURLWithPath: (PostgresTestServer.binaries ?? "") + "/psql")
+      holder.arguments = [
+        "-h", server.folder, "-p", String(server.port), "-U", "postgres", "-q", "-c",
+        "BEGIN; SELECT pg_advisory_xact_lock(hashtext('replay store')); SELECT pg_sleep(3); COMMIT",
+      ]
+      try holder.run()
+      Thread.sleep(forTimeInterval: 1)
+      let waited = try ReplayProcess.run(
+        [
+          "append", "--stream", "contact-5", "--type", "ContactFavorited", "--data",
+          #"{"id":"5"}"#, "--lock-timeout", "0.5", "--log", url,
+        ])
+      holder.waitUntilExit()
+      #expect(waited.status == 75 && waited.error.contains("--lock-timeout"), "\(waited.error)")
       #expect(try lines(server) == written)
     }
   }
 
   @Test func domainCommandsDecideOnTheDatabaseAsOnTheFile() throws {
-    try withTemporaryDirectory { directory in
-      let server = try PostgresTestServer()
-      defer { try? server.stop(removing: true) }
-      let url = server.url()
-      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
+    try withStore { server, directory, url in
       let file = directory + "/events.jsonl"
       let environment = ["REPLAY_ID_SEED": "pgdomain", "REPLAY_CLOCK": "2026-11-27T11:00:00Z"]
       // Each command with the status it gives on both: decided on the stream read from each.
@@ -154,20 +189,8 @@ struct PostgresWriteTests {
         (["locations", "add", "--name", "Park", "--latitude", "40.1", "--longitude", "-73.2"], 0),
         (["contacts", "favorite", "13"], 65),
       ]
-      for command in commands {
-        let onFile = try ReplayProcess.run(
-          command.arguments + ["--log", file], environment: environment)
-        let onDatabase = try ReplayProcess.run(
-          command.arguments + ["--log", url], environment: environment)
-        #expect(onFile.status == command.status, "\(command): \(onFile.error)")
-        #expect(onDatabase.status == onFile.status, "\(command): \(onDatabase.error)")
-        #expect(onDatabase.output == onFile.output, "\(command)")
-        #expect(onDatabase.error == onFile.error, "\(command)")
-      }
-      #expect(try lines(server) == (try String(contentsOfFile: file, encoding: .utf8)))
-      let fromFile = try ReplayProcess.run(["state", "--json", "--log", file])
-      let fromDatabase = try ReplayProcess.run(["state", "--json", "--log", url])
-      #expect(fromDatabase.output == fromFile.output)
+      try expectSame(
+        commands, file: file, url: url, server: server, environment: environment)
     }
   }
 
@@ -209,11 +232,7 @@ struct PostgresWriteTests {
   /// a gap, each stream's versions 1...k without a gap, every refusal is a conflict (exit 3),
   /// and the read models from the database equal those of a file holding its lines.
   @Test func fourWritersRacingLoseNoUpdate() throws {
-    try withTemporaryDirectory { directory in
-      let server = try PostgresTestServer()
-      defer { try? server.stop(removing: true) }
-      let url = server.url()
-      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
+    try withStore { server, directory, url in
       let soak = ProcessInfo.processInfo.environment["REPLAY_PG_SOAK"] == "1"
       let end = Date().addingTimeInterval(soak ? 30 : 10)
       let streams = ["contact-1", "contact-2", "contact-3"]
