@@ -79,8 +79,10 @@ package final class MessageStoreWriter {
   ///   connection's errors. Nothing is written when anything is thrown.
   @discardableResult
   package func append(_ writes: [EventLog.StreamWrite]) throws -> StoreWrite {
-    try connection.execute("BEGIN; " + Self.lockKey)
+    try connection.execute("BEGIN")
     do {
+      // Waits for the other writers (up to `lock_timeout`).
+      try connection.execute(Self.lockKey)
       let write = try plan(writes)
       if let last = write.appended.last {
         var batch = Batch()

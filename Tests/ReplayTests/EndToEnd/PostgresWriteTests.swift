@@ -158,6 +158,7 @@ struct PostgresWriteTests {
         "-h", server.folder, "-p", String(server.port), "-U", "postgres", "-q", "-c",
         "BEGIN; SELECT pg_advisory_xact_lock(hashtext('replay store')); SELECT pg_sleep(3); COMMIT",
       ]
+      holder.standardOutput = FileHandle.nullDevice
       try holder.run()
       Thread.sleep(forTimeInterval: 1)
       let waited = try ReplayProcess.run(
@@ -191,6 +192,51 @@ struct PostgresWriteTests {
       ]
       try expectSame(
         commands, file: file, url: url, server: server, environment: environment)
+    }
+  }
+
+  /// `kill -9` of a writer at random instants of a 5,000-event `append --file`: each write is
+  /// all there or not at all, and the next write continues the seqs without a gap.
+  @Test func aWriterKilledMidWriteLeavesAllOrNothingAndNoGap() throws {
+    try withStore { server, directory, url in
+      let batch = directory + "/batch.jsonl"
+      var text = ""
+      for number in 0..<5000 {
+        text +=
+          #"{"stream":"contact-\#(number % 50)","type":"ContactFavorited","data":{"id":"\#(number % 50)"}}"#
+        text += "\n"
+      }
+      try text.write(toFile: batch, atomically: true, encoding: .utf8)
+      var random = SplitMix64(seed: TestSeed.make())
+      var expected = 0
+      for round in 0..<6 {
+        let writer = Process()
+        writer.executableURL = ReplayProcess.executable
+        writer.arguments = ["append", "--file", batch, "--log", url]
+        writer.standardOutput = FileHandle.nullDevice
+        writer.standardError = FileHandle.nullDevice
+        try writer.run()
+        Thread.sleep(forTimeInterval: Double(random.next() % 1500) / 1000)
+        kill(writer.processIdentifier, SIGKILL)
+        writer.waitUntilExit()
+        let count =
+          Int(
+            try server.psql("SELECT count(*) FROM message_store.messages")
+              .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        #expect(count == expected || count == expected + 5000, "round \(round): \(count) rows")
+        expected = count
+        let single = try ReplayProcess.run(
+          [
+            "append", "--stream", "contact-1", "--type", "ContactFavorited", "--data",
+            #"{"id":"1"}"#, "--log", url,
+          ])
+        expected += 1
+        #expect(single.output == "\(expected)\n", "round \(round): \(single.error)")
+      }
+      let positions = try server.psql(
+        "SELECT count(*) = max(global_position) FROM message_store.messages")
+      #expect(positions.trimmingCharacters(in: .whitespacesAndNewlines) == "t")
+      #expect(try ReplayProcess.run(["state", "--log", url]).status == 0)
     }
   }
 
