@@ -213,6 +213,18 @@ package final class LogShipper {
   ) throws(PostgresError) {
     try connection.execute("BEGIN")
     do throws(PostgresError) {
+      if progress.lastShippedSequence == 0 {
+        // The first batch: under the lock of the store's writers, a database they wrote to
+        // is refused (and once this commits, they refuse it: a replica never forks).
+        try connection.execute(MessageStoreWriter.lockKey)
+        let direct = try connection.query(
+          """
+          SELECT EXISTS (SELECT 1 FROM message_store.messages)
+            AND NOT EXISTS (SELECT 1 FROM message_store.replay_shipped)
+          """, []
+        ).rows.first?.first
+        if direct == "t" { throw PostgresError.writtenDirectly(logPath: logPath) }
+      }
       try connection.copy(Batch.copyStatement, data: batch.rows)
       // A key already there stays; one the log's store destroyed since is destroyed here. One
       // statement for up to `keyRowsAStatement` keys, not one a key.
@@ -423,8 +435,11 @@ extension LogShipper {
 }
 
 /// The rows of one batch in `COPY`'s text format: a row a line, columns separated by tabs, in
-/// `Batch.copyStatement`'s order.
-private struct Batch {
+/// `Batch.copyStatement`'s order (`Batch.positionedCopyStatement`'s with `positioned`).
+struct Batch {
+  /// Whether each row starts with its `global_position`, the line's seq (a direct write, which
+  /// sets it; shipping leaves it to the column's sequence).
+  var positioned = false
   var rows: [UInt8] = []
   private(set) var count = 0
   /// The contacts whose sealed personal data the batch holds: their keys go with it.
@@ -440,7 +455,16 @@ private struct Batch {
     "COPY message_store.messages (id, stream_name, position, type, data, metadata, time)"
     + " FROM STDIN"
 
+  /// `copyStatement` with each row's `global_position` first.
+  static let positionedCopyStatement =
+    "COPY message_store.messages (global_position, id, stream_name, position, type, data,"
+    + " metadata, time) FROM STDIN"
+
   mutating func append(_ line: EventLine) {
+    if positioned {
+      JSONWriter.appendDecimal(line.sequence, to: &rows)
+      rows.append(CopyText.tab)
+    }
     let id = line.id.description
     rows.append(contentsOf: id.utf8)
     rows.append(CopyText.tab)

@@ -21,6 +21,12 @@ package enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible 
   case anotherLog(logPath: String, detail: String)
   /// Another process is shipping the same log to the same database.
   case shipperBusy(logPath: String)
+  /// The database is a replica of the log file at `logPath` (`replay ship` fills it): an
+  /// append to it directly would fork it from the file.
+  case replicaOfLog(logPath: String)
+  /// The database holds events appended to it directly (it is a store, not a replica):
+  /// shipping a file into it would mix two logs.
+  case writtenDirectly(logPath: String)
   /// The connection broke and could not be made again in `seconds` (`attempts` tries);
   /// every event up to `lastShippedSequence` is in the database.
   case serverGone(
@@ -44,6 +50,11 @@ package enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible 
       return
         "the connection to PostgreSQL was lost: \(message); nothing after the last committed "
         + "batch was kept: run the command again once the server is back"
+    case .statementTimeout(let message) where message.contains("lock timeout"):
+      return
+        "PostgreSQL cancelled a statement that waited too long for a lock (another writer held "
+        + "the store): \(message); nothing of it was kept: run the command again, or raise "
+        + "--lock-timeout"
     case .statementTimeout(let message):
       return
         "PostgreSQL cancelled a statement that ran too long: \(message); nothing of it was "
@@ -69,6 +80,16 @@ package enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible 
         + "\(seconds) s (\(attempts) attempts; the last: \(message)); every event up to seq "
         + "\(last) is in the database and nothing after it was kept: run the command again "
         + "once the server is back (it resumes there)"
+    case .replicaOfLog(let logPath):
+      return
+        "the database is a replica of the log file '\(logPath)' ('replay ship' fills it): "
+        + "appending to it directly would fork it from the file, so nothing was appended; "
+        + "append to the file (and ship it), or keep the log in another database"
+    case .writtenDirectly(let logPath):
+      return
+        "the database holds events appended to it directly (it is a store, not a replica), so "
+        + "'\(logPath)' was not shipped into it: shipping would mix two logs; ship to an empty "
+        + "database"
     case .shipperBusy(let logPath):
       return
         "another process is shipping '\(logPath)' to this database; wait for it to finish "

@@ -10,7 +10,7 @@ public struct CommandResult: Sendable, Equatable {
   public var versionDecidedOn: Int64
 }
 
-extension EventLog {
+extension EventStorage {
   /// Handles one domain command: reads its stream, folds it into the Decider's state, decides,
   /// and appends the events with the version it read as the expected version, so a racing
   /// writer that changed the stream in between cannot be overwritten on a stale state.
@@ -61,9 +61,13 @@ extension EventLog {
       }
     }
   }
+}
 
+extension EventLog {
   /// The typed event inside a recorded one, for `decider`'s domain.
-  func domainEvent<D: Decider>(of event: RecordedEvent, for decider: D.Type) throws -> D.Event? {
+  public func domainEvent<D: Decider>(of event: RecordedEvent, for decider: D.Type) throws
+    -> D.Event?
+  {
     try event.domainEvent(for: decider, log: openLog)
   }
 }

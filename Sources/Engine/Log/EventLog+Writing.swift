@@ -340,6 +340,11 @@ extension EventLog {
 
   /// Checks what the envelope needs of an event; its type's vocabulary is the caller's concern.
   func validate(_ event: ProposedEvent, location: @autoclosure () -> String?) throws {
+    try Self.validate(event, location: location())
+  }
+
+  /// Checks what the envelope needs of an event, for any store (the file, PostgreSQL).
+  static func validate(_ event: ProposedEvent, location: @autoclosure () -> String?) throws {
     if let problem = EnvelopeRules.problem(withTypeName: event.type) {
       throw EngineError.invalidEvent(location: location(), problem: problem)
     }

@@ -437,8 +437,16 @@ public final class EventLog: Sendable {
       last = try recordedEvent(in: file, at: start).timestamp
       state.lastTimestamp = last
     }
+    return try Self.eventTime(
+      now, after: last, sequence: state.index.lastSequence, configuration: configuration)
+  }
+
+  /// `now`, unless it is earlier than `last`, the time of seq `sequence` (the last event):
+  /// then `last` for the system's clock (reported), an error for a chosen one.
+  static func eventTime(
+    _ now: Timestamp, after last: Timestamp, sequence: Int64, configuration: Configuration
+  ) throws -> Timestamp {
     guard now < last else { return now }
-    let sequence = state.index.lastSequence
     if configuration.clockIsChosen {
       throw EngineError.invalidEvent(
         location: nil,

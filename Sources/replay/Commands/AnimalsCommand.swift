@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Postgres
 
 /// `replay animals insert|remove`.
 enum AnimalsCommand {
@@ -40,21 +41,32 @@ enum AnimalsCommand {
   /// Picks the next `user-<n>` and inserts; if another writer takes that number first, picks
   /// again.
   static func insert(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let log = try invocation.openLogForWriting()
+    let prefix = "animal-user-"
+    let storage: any EventStorage
+    let streamNames: () throws -> [String]
+    let database = try invocation.openPostgresWriter()
+    defer { database?.close() }
+    if let database {
+      storage = database
+      streamNames = { try database.streamNames(withPrefix: prefix) }
+    } else {
+      let log = try invocation.openLogForWriting()
+      storage = log
+      streamNames = {
+        try log.refresh()
+        return try log.streamNames(withPrefix: prefix)
+      }
+    }
     let name = invocation.requiredValue(AnimalsCommand.name)
     let description = invocation[AnimalsCommand.description] ?? ""
     let picture = invocation[AnimalsCommand.picture]
     for _ in 0..<5 {
-      try log.refresh()
-      let prefix = "animal-user-"
-      let highest =
-        try log.streamNames(withPrefix: prefix).compactMap { Int($0.dropFirst(prefix.count)) }.max()
-        ?? 0
+      let highest = try streamNames().compactMap { Int($0.dropFirst(prefix.count)) }.max() ?? 0
       let command = ZooCommand.insertAnimal(
         id: .inserted(number: highest + 1), name: name, description: description,
         picturePath: picture)
       do {
-        let result = try log.handle(
+        let result = try storage.handle(
           command, with: ZooDecider.self, metadata: invocation.metadata, expectedVersion: .noStream)
         DomainCommandRunner.report(result, invocation)
         return .success
@@ -64,6 +76,6 @@ enum AnimalsCommand {
         throw invocation.inCommandLineWords(error)
       }
     }
-    throw EngineError.lockTimeout(path: log.path, seconds: 0)
+    throw EngineError.lockTimeout(path: invocation.logName, seconds: 0)
   }
 }

@@ -1,6 +1,7 @@
 import Engine
 import Events
 import Foundation
+import Postgres
 
 #if canImport(Glibc)
   import Glibc
@@ -78,9 +79,15 @@ enum AppendCommand {
       id: id, type: typeName, schemaVersion: 1, data: data.compactBytes,
       metadata: invocation.metadata)
     try Vocabulary.check(event, stream: streamName, location: nil)
-    let log = try invocation.openLogForWriting()
-    let outcomes = try log.append(
-      [event], to: streamName, expectedVersion: try invocation.expectedVersion())
+    let expectedVersion = try invocation.expectedVersion()
+    let outcomes: [EventLog.Outcome]
+    if let database = try invocation.openPostgresWriter() {
+      defer { database.close() }
+      outcomes = try database.append([event], to: streamName, expectedVersion: expectedVersion)
+    } else {
+      let log = try invocation.openLogForWriting()
+      outcomes = try log.append([event], to: streamName, expectedVersion: expectedVersion)
+    }
     for outcome in outcomes {
       if outcome.isDuplicate {
         invocation.terminal.writeError(
@@ -111,8 +118,20 @@ enum AppendCommand {
       invocation.terminal.writeError("note: '\(name)' holds no events; nothing appended\n")
       return .success
     }
-    let log = try invocation.openLogForWriting()
-    let summary = try log.importEvents(writes, chunkSize: chunkSize)
+    let summary: (appendedCount: Int, duplicateCount: Int, sequences: ClosedRange<Int64>?)
+    if let database = try invocation.openPostgresWriter() {
+      // One transaction: all of the file or nothing, as on a file.
+      defer { database.close() }
+      let write = try database.append(writes)
+      let sequences = write.appended.first.flatMap { first in
+        write.appended.last.map { first.sequence...$0.sequence }
+      }
+      summary = (write.appended.count, write.duplicateCount, sequences)
+    } else {
+      let log = try invocation.openLogForWriting()
+      let imported = try log.importEvents(writes, chunkSize: chunkSize)
+      summary = (imported.appendedCount, imported.duplicateCount, imported.sequences)
+    }
     if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()

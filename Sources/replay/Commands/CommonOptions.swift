@@ -125,6 +125,11 @@ extension ParsedInvocation {
 
   /// Opens the log for appending with the writing options applied.
   func openLogForWriting() throws -> EventLog {
+    try EventLog(path: logPath, configuration: writingConfiguration())
+  }
+
+  /// The writing options (lock timeout, fsync, clock, id seed) as a log's configuration.
+  func writingConfiguration() throws -> EventLog.Configuration {
     let terminal = self.terminal
     let lockTimeout = try self[CommonOptions.lockTimeout] ?? 10
     let noFsync = noFsyncWarned()
@@ -155,7 +160,7 @@ extension ParsedInvocation {
       configuration.makeEventID = { sequence in EventID.derived(fromName: "\(seed)/\(sequence)") }
     }
     configuration.sealingSeed = insecureSealingSeed
-    return try EventLog(path: logPath, configuration: configuration)
+    return configuration
   }
 }
 

@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Postgres
 
 /// Runs a domain command through its Decider and prints what it appended, or why nothing.
 enum DomainCommandRunner {
@@ -32,10 +33,13 @@ enum DomainCommandRunner {
     _ command: D.Command, with decider: D.Type, _ invocation: ParsedInvocation
   ) throws -> ExitCode {
     let expected = try invocation[expectedVersion]
-    let log = try invocation.openLogForWriting()
+    let database = try invocation.openPostgresWriter()
+    defer { database?.close() }
+    // The stream read and decided on, and the append, on the file or on the database.
+    let storage: any EventStorage = try database ?? invocation.openLogForWriting()
     let result: CommandResult
     do {
-      result = try log.handle(
+      result = try storage.handle(
         command, with: decider, metadata: invocation.metadata, expectedVersion: expected)
     } catch let error as EventsError {
       throw invocation.inCommandLineWords(error)

@@ -52,7 +52,9 @@ extension PostgresError: CLIError {
     case .libraryMissing, .connectionFailed, .connectionLost, .serverGone: .remoteUnavailable
     case .authenticationFailed: .permissionDenied
     case .statementTimeout, .shipperBusy: .temporaryFailure
-    case .schemaMismatch, .schemaMissing, .anotherLog, .statementFailed: .invalidInput
+    case .schemaMismatch, .schemaMissing, .anotherLog, .statementFailed, .replicaOfLog,
+      .writtenDirectly:
+      .invalidInput
     }
   }
 

@@ -95,21 +95,30 @@ extension ParsedInvocation {
     try postgresLog?.diff(model: model, from: from, to: to)
   }
 
-  /// The commands that read `--log postgresql://…`.
+  /// The commands that work on `--log postgresql://…`, by their path after `replay`.
   static let postgresCommands: Set<String> = [
     "state", "nearest", "log", "diff", "history", "export", "verify", "checkpoint",
+    "append",
+    "observations record", "observations revise", "observations remove",
+    "states add",
+    "zipcodes add", "zipcodes modify", "zipcodes remove",
+    "animals insert", "animals remove",
+    "locations add", "locations rename", "locations move", "locations remove",
+    "contacts favorite", "contacts unfavorite",
   ]
 
   /// Refuses `--log postgresql://…` (or such a `$REPLAY_LOG`) for the other commands, before
   /// they take the URL for a file name.
   /// - Throws: `UsageError` naming the commands that read a database.
   func refusePostgresWhereUnsupported() throws {
-    guard declares(CommonOptions.log), postgresLog != nil,
-      let name = commandPath.last, !Self.postgresCommands.contains(name)
+    let name = commandPath.dropFirst().joined(separator: " ")
+    guard declares(CommonOptions.log), postgresLog != nil, !Self.postgresCommands.contains(name)
     else { return }
+    let working = Self.postgresCommands.sorted().map { "'\($0)'" }
     throw UsageError(
-      "'\(commandPath.dropFirst().joined(separator: " "))' does not work on a log kept in PostgreSQL yet; "
-        + "'state', 'nearest', 'log', 'diff', 'history', 'export', 'verify' and 'checkpoint' do: run it on the file"
+      "'\(name)' does not work on a log kept in PostgreSQL yet; "
+        + working.dropLast().joined(separator: ", ") + " and " + (working.last ?? "")
+        + " do: run it on the file"
     )
   }
 
