@@ -1,3 +1,5 @@
+import Events
+
 /// A page of HTML being written: markup appended as is, text escaped.
 struct HTMLText {
   private(set) var html = ""
@@ -63,25 +65,17 @@ struct HTMLText {
           || $0 == 0x7F || $0 == 0xE2
       })
     else { return text }
-    var result = ""
-    result.reserveCapacity(text.utf8.count + 16)
-    for scalar in text.unicodeScalars {
+    return TextEscaping.replacing(text) { scalar in
+      if let reference = TextEscaping.markupReference(scalar) { return reference }
       switch scalar {
-      case "&": result += "&amp;"
-      case "<": result += "&lt;"
-      case ">": result += "&gt;"
-      case "\"": result += "&quot;"
-      case "'": result += "&#39;"
-      case "\n": result += " "
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F || isBidiControl(scalar) {
-          result += "\\u{" + String(scalar.value, radix: 16) + "}"
-        } else {
-          result.unicodeScalars.append(scalar)
-        }
+      case "\"": return "&quot;"
+      case "'": return "&#39;"
+      case "\n": return " "
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F || isBidiControl(scalar):
+        return "\\u{" + String(scalar.value, radix: 16) + "}"
+      default: return nil
       }
     }
-    return result
   }
 
   /// A number with thousands separators (`12,345`), the same in every locale.

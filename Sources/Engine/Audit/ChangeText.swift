@@ -1,3 +1,4 @@
+import Events
 import Projections
 
 /// How audits and diffs show entries and changed fields as text, one line each:
@@ -51,18 +52,16 @@ package enum ChangeText {
   /// others as `\u{1B}`.
   public static func escapingControlCharacters(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: isControl) else { return text }
-    var result = ""
-    for scalar in text.unicodeScalars {
+    return TextEscaping.replacing(text) { scalar in
       switch scalar {
-      case "\n": result += "\\n"
-      case "\r": result += "\\r"
-      case "\t": result += "\\t"
+      case "\n": "\\n"
+      case "\r": "\\r"
+      case "\t": "\\t"
       case _ where isControl(scalar):
-        result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-      default: result.unicodeScalars.append(scalar)
+        "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+      default: nil
       }
     }
-    return result
   }
 
   private static func isControl(_ scalar: Unicode.Scalar) -> Bool {

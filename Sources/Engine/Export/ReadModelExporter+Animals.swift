@@ -39,15 +39,11 @@ extension ReadModelExporter {
         }
         writeSourceRecord(record, to: &writer)
       } else {
-        writer.key("replay_inserted")
-        writer.string(animal.id.rawValue)
-        writer.key("a_name_ch")
-        writer.string(animal.name)
-        writer.key("replay_description")
-        writer.string(animal.description)
+        writer.field("replay_inserted", animal.id.rawValue)
+        writer.field("a_name_ch", animal.name)
+        writer.field("replay_description", animal.description)
         if case .local(let path) = animal.picture {
-          writer.key("replay_picture")
-          writer.string(path)
+          writer.field("replay_picture", path)
         }
       }
       writer.endObject()

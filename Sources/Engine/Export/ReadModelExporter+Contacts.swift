@@ -15,24 +15,21 @@ extension ReadModelExporter {
     writer.beginArray()
     for record in list.records {
       writer.beginObject()
-      writer.key("name")
-      writer.string(record.name)
-      writer.key("id")
-      writer.string(record.id.rawValue)
-      optional(&writer, "companyName", record.companyName)
-      writer.key("isFavorite")
-      writer.bool(record.isFavorite)
-      optional(&writer, "smallImageURL", record.smallImageURL)
-      optional(&writer, "largeImageURL", record.largeImageURL)
-      optional(&writer, "emailAddress", record.emailAddress)
-      optional(&writer, "birthdate", record.birthdate?.description)
+      writer.field("name", record.name)
+      writer.field("id", record.id.rawValue)
+      writer.field("companyName", record.companyName)
+      writer.field("isFavorite", record.isFavorite)
+      writer.field("smallImageURL", record.smallImageURL)
+      writer.field("largeImageURL", record.largeImageURL)
+      writer.field("emailAddress", record.emailAddress)
+      writer.field("birthdate", record.birthdate?.description)
       let phone = record.phone
       if phone.work != nil || phone.home != nil || phone.mobile != nil {
         writer.key("phone")
         writer.beginObject()
-        optional(&writer, "work", phone.work)
-        optional(&writer, "home", phone.home)
-        optional(&writer, "mobile", phone.mobile)
+        writer.field("work", phone.work)
+        writer.field("home", phone.home)
+        writer.field("mobile", phone.mobile)
         writer.endObject()
       }
       let address = record.address
@@ -40,23 +37,16 @@ extension ReadModelExporter {
       if parts.contains(where: { $0 != nil }) {
         writer.key("address")
         writer.beginObject()
-        optional(&writer, "street", address.street)
-        optional(&writer, "city", address.city)
-        optional(&writer, "state", address.state)
-        optional(&writer, "country", address.country)
-        optional(&writer, "zipCode", address.zipCode)
+        writer.field("street", address.street)
+        writer.field("city", address.city)
+        writer.field("state", address.state)
+        writer.field("country", address.country)
+        writer.field("zipCode", address.zipCode)
         writer.endObject()
       }
       writer.endObject()
     }
     writer.endArray()
     return PrettyJSON.format(writer.bytes)
-  }
-
-  /// Writes `"key": value` when there is a value.
-  static func optional(_ writer: inout JSONWriter, _ key: StaticString, _ value: String?) {
-    guard let value else { return }
-    writer.key(key)
-    writer.string(value)
   }
 }

@@ -74,8 +74,7 @@ extension ReadModelExporter {
     writer.beginArray()
     for state in list.states {
       writer.beginObject()
-      writer.key("Name")
-      writer.string(state.name.rawValue)
+      writer.field("Name", state.name.rawValue)
       writer.key("ZipCodes")
       writer.beginArray()
       for zipCode in state.zipCodes { writer.string(zipCode.rawValue) }
@@ -89,22 +88,18 @@ extension ReadModelExporter {
 
   /// `text` as XML character data.
   static func xmlEscaped(_ text: String) throws(ExportError) -> String {
-    var result = ""
-    for scalar in text.unicodeScalars {
+    try TextEscaping.replacing(text) { scalar throws(ExportError) in
+      if let reference = TextEscaping.markupReference(scalar) { return reference }
       switch scalar {
-      case "&": result += "&amp;"
-      case "<": result += "&lt;"
-      case ">": result += "&gt;"
-      case "\r": result += "&#13;"
-      case "\t", "\n": result.unicodeScalars.append(scalar)
+      case "\r": return "&#13;"
+      case "\t", "\n": return nil
       case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
         let hex = String(scalar.value, radix: 16, uppercase: true)
         let code = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         throw ExportError.unrepresentable(
           format: .plist, value: text, reason: "XML 1.0 cannot hold the character U+\(code)")
-      default: result.unicodeScalars.append(scalar)
+      default: return nil
       }
     }
-    return result
   }
 }

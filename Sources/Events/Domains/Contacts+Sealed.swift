@@ -182,20 +182,97 @@ extension ContactRecord {
   }
 }
 
+/// The keys of a sealed form (schema 2) that every contact event's has: the contact's id, the
+/// import's source, the key's id and the sealed record. Each form's key enum has them as cases,
+/// beside its own clear fields, and `SealedFormFields` reads them, and `PayloadMembers` writes
+/// them, for both.
+protocol SealedFormKey: PayloadKey {
+  static var id: Self { get }
+  static var source: Self { get }
+  static var key: Self { get }
+  static var sealed: Self { get }
+}
+
+extension SealedFormKey {
+  /// What the value of this key, one of the shared ones, must be.
+  var sharedExpectation: String {
+    if self == .id { return ContactID.expectation }
+    if self == .source { return "a string" }
+    if self == .key { return SealedPersonalData.keyExpectation }
+    precondition(self == .sealed, "a form's own clear fields say what they expect")
+    return SealedPersonalData.sealedExpectation
+  }
+}
+
+/// The shared members of a sealed form being read (see `SealedFormKey`).
+struct SealedFormFields {
+  var id: ContactID?
+  var source: String?
+  var keyID: UInt64?
+  var record: SealedRecord?
+
+  /// Reads the value of `key`, one of the shared keys, held by `field`.
+  mutating func read<Key: SealedFormKey>(
+    _ key: Key, _ field: Int, _ cursor: inout JSONCursor, _ scope: PayloadScope
+  ) throws(EventsError) {
+    if key == .id {
+      id = try cursor.decodeText(ContactID.self, field, scope)
+    } else if key == .source {
+      source = try cursor.decodeOptionalString(field, scope)
+    } else if key == .key {
+      keyID = try SealedPersonalData.decodeKey(&cursor, field, scope)
+    } else {
+      precondition(key == .sealed, "a form reads its own clear fields")
+      record = try SealedPersonalData.decodeRecord(&cursor, field, scope)
+    }
+  }
+
+  /// The contact's id, or the missing-field error.
+  func requiredID<Key: SealedFormKey>(_ scope: PayloadScope, _: Key.Type) throws(EventsError)
+    -> ContactID
+  {
+    try scope.required(id, Key.id)
+  }
+
+  /// The sealed personal data, or the missing-field error for its key or its record.
+  func requiredData<Key: SealedFormKey>(
+    _ scope: PayloadScope, _: Key.Type
+  ) throws(EventsError) -> SealedPersonalData {
+    SealedPersonalData(
+      keyID: try scope.required(keyID, Key.key), record: try scope.required(record, Key.sealed))
+  }
+}
+
+extension PayloadMembers {
+  /// Writes `key`, one of a sealed form's shared keys, of contact `id`'s payload.
+  mutating func addShared<Key: SealedFormKey>(
+    _ key: Key, id: ContactID, source: String?, sealed: SealedPersonalData
+  ) {
+    if key == .id {
+      add(id.rawValue)
+    } else if key == .source {
+      add(source)
+    } else if key == .key {
+      add(sealed.keyText)
+    } else {
+      precondition(key == .sealed, "a form writes its own clear fields")
+      add(sealed.record.text)
+    }
+  }
+}
+
 extension ContactAdded: PersonalDataPayload {
   /// The keys of the sealed form (schema 2).
-  enum SealedKey: String, PayloadKey {
+  enum SealedKey: String, SealedFormKey {
     case id, companyName, isFavorite, source, key, sealed
 
     static let layout = PayloadLayout(Self.self)
 
     var expected: String {
       switch self {
-      case .id: ContactID.expectation
       case .isFavorite: "true or false"
-      case .companyName, .source: "a string"
-      case .key: SealedPersonalData.keyExpectation
-      case .sealed: SealedPersonalData.sealedExpectation
+      case .companyName: "a string"
+      case .id, .source, .key, .sealed: sharedExpectation
       }
     }
   }
@@ -222,58 +299,45 @@ extension ContactAdded: PersonalDataPayload {
   func encodeSealed(_ sealed: SealedPersonalData, to writer: inout JSONWriter) {
     writer.object(SealedKey.self) { key, members in
       switch key {
-      case .id: members.add(record.id.rawValue)
       case .companyName: members.add(record.companyName)
       case .isFavorite: members.add(record.isFavorite)
-      case .source: members.add(source)
-      case .key: members.add(sealed.keyText)
-      case .sealed: members.add(sealed.record.text)
+      case .id, .source, .key, .sealed:
+        members.addShared(key, id: record.id, source: source, sealed: sealed)
       }
     }
   }
 
   init(version2 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
     let scope = PayloadScope(type: Self.self, keys: SealedKey.self, strict: strict)
-    var id: ContactID?
+    var shared = SealedFormFields()
     var companyName: String?
     var isFavorite: Bool?
-    var source: String?
-    var keyID: UInt64?
-    var record: SealedRecord?
     try cursor.decodeObject(scope) { (key: SealedKey, field, cursor) throws(EventsError) in
       switch key {
-      case .id: id = try cursor.decodeText(ContactID.self, field, scope)
       case .companyName: companyName = try cursor.decodeOptionalString(field, scope)
       case .isFavorite: isFavorite = try cursor.decodeBool(field, scope)
-      case .source: source = try cursor.decodeOptionalString(field, scope)
-      case .key: keyID = try SealedPersonalData.decodeKey(&cursor, field, scope)
-      case .sealed: record = try SealedPersonalData.decodeRecord(&cursor, field, scope)
+      case .id, .source, .key, .sealed: try shared.read(key, field, &cursor, scope)
       }
     }
     self.record = .erased(
-      id: try scope.required(id, SealedKey.id), companyName: companyName,
+      id: try shared.requiredID(scope, SealedKey.self), companyName: companyName,
       isFavorite: try scope.required(isFavorite, SealedKey.isFavorite))
-    self.source = source
-    sealed = SealedPersonalData(
-      keyID: try scope.required(keyID, SealedKey.key),
-      record: try scope.required(record, SealedKey.sealed))
+    self.source = shared.source
+    sealed = try shared.requiredData(scope, SealedKey.self)
   }
 }
 
 extension ContactUpdated: PersonalDataPayload {
   /// The keys of the sealed form (schema 2).
-  enum SealedKey: String, PayloadKey {
+  enum SealedKey: String, SealedFormKey {
     case id, companyName, source, key, sealed
 
     static let layout = PayloadLayout(Self.self)
 
     var expected: String {
       switch self {
-      case .id: ContactID.expectation
       case .companyName: "a string or null"
-      case .source: "a string"
-      case .key: SealedPersonalData.keyExpectation
-      case .sealed: SealedPersonalData.sealedExpectation
+      case .id, .source, .key, .sealed: sharedExpectation
       }
     }
   }
@@ -299,35 +363,25 @@ extension ContactUpdated: PersonalDataPayload {
   func encodeSealed(_ sealed: SealedPersonalData, to writer: inout JSONWriter) {
     writer.object(SealedKey.self) { key, members in
       switch key {
-      case .id: members.add(id.rawValue)
       case .companyName: members.add(companyName) { value, writer in writer.string(value) }
-      case .source: members.add(source)
-      case .key: members.add(sealed.keyText)
-      case .sealed: members.add(sealed.record.text)
+      case .id, .source, .key, .sealed:
+        members.addShared(key, id: id, source: source, sealed: sealed)
       }
     }
   }
 
   init(version2 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
     let scope = PayloadScope(type: Self.self, keys: SealedKey.self, strict: strict)
-    var id: ContactID?
+    var shared = SealedFormFields()
     var companyName: FieldChange<String>?
-    var source: String?
-    var keyID: UInt64?
-    var record: SealedRecord?
     try cursor.decodeObject(scope) { (key: SealedKey, field, cursor) throws(EventsError) in
       switch key {
-      case .id: id = try cursor.decodeText(ContactID.self, field, scope)
       case .companyName: companyName = try cursor.decodeTextChange(field, scope)
-      case .source: source = try cursor.decodeOptionalString(field, scope)
-      case .key: keyID = try SealedPersonalData.decodeKey(&cursor, field, scope)
-      case .sealed: record = try SealedPersonalData.decodeRecord(&cursor, field, scope)
+      case .id, .source, .key, .sealed: try shared.read(key, field, &cursor, scope)
       }
     }
-    self.init(id: try scope.required(id, SealedKey.id), source: source)
+    self.init(id: try shared.requiredID(scope, SealedKey.self), source: shared.source)
     self.companyName = companyName
-    sealed = SealedPersonalData(
-      keyID: try scope.required(keyID, SealedKey.key),
-      record: try scope.required(record, SealedKey.sealed))
+    sealed = try shared.requiredData(scope, SealedKey.self)
   }
 }

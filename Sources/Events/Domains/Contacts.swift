@@ -51,7 +51,7 @@ public struct PhoneNumbers: Sendable, Equatable, Hashable {
 }
 
 extension PhoneNumbers: PayloadComponent {
-  /// The object's keys (an update's changes to them have the same: `ContactUpdated.PhoneKey`).
+  /// The object's keys, an update's changes to them too (`ContactUpdated.PhoneKey`).
   enum Key: String, PayloadKey {
     case work, home, mobile
 
@@ -121,7 +121,7 @@ public struct PostalAddress: Sendable, Equatable, Hashable {
 }
 
 extension PostalAddress: PayloadComponent {
-  /// The object's keys (an update's changes to them have the same: `ContactUpdated.AddressKey`).
+  /// The object's keys, an update's changes to them too (`ContactUpdated.AddressKey`).
   enum Key: String, PayloadKey {
     case street, city, state, country, zipCode
 
@@ -596,31 +596,13 @@ public struct ContactUpdated: EventPayload, Hashable {
     }
   }
 
-  /// The keys of `phone`: a contact's (`PhoneNumbers.Key`), each a change.
-  enum PhoneKey: String, PayloadKey {
-    case work, home, mobile
-
-    static let layout = PayloadLayout(Self.self)
-
-    var expected: String {
-      switch self {
-      case .work, .home, .mobile: "a string or null"
-      }
-    }
-  }
-
-  /// The keys of `address`: a contact's (`PostalAddress.Key`), each a change.
-  enum AddressKey: String, PayloadKey {
-    case street, city, state, country, zipCode
-
-    static let layout = PayloadLayout(Self.self)
-
-    var expected: String {
-      switch self {
-      case .street, .city, .state, .country, .zipCode: "a string or null"
-      }
-    }
-  }
+  /// The keys of `phone`: a contact's, each a change.
+  typealias PhoneKey = PhoneNumbers.Key
+  /// The keys of `address`: a contact's, each a change.
+  typealias AddressKey = PostalAddress.Key
+  /// The layouts of `phone` and `address`, whose changes may also be `null` (clearing).
+  static let phoneChangeLayout = PayloadLayout(PhoneKey.self) { _ in "a string or null" }
+  static let addressChangeLayout = PayloadLayout(AddressKey.self) { _ in "a string or null" }
 
   public func encode(to writer: inout JSONWriter) {
     if let sealed { return encodeSealed(sealed, to: &writer) }
@@ -682,7 +664,7 @@ public struct ContactUpdated: EventPayload, Hashable {
       case .birthdate:
         update.birthdate = try cursor.decodeOptionalDate(field, scope).map { .set($0) } ?? .cleared
       case .phone:
-        let phoneScope = scope.nested(PhoneKey.layout, in: field)
+        let phoneScope = scope.nested(Self.phoneChangeLayout, in: field)
         try cursor.decodeObject(phoneScope) { (key: PhoneKey, field, cursor) throws(EventsError) in
           let change = try cursor.decodeTextChange(field, phoneScope)
           switch key {
@@ -692,7 +674,7 @@ public struct ContactUpdated: EventPayload, Hashable {
           }
         }
       case .address:
-        let addressScope = scope.nested(AddressKey.layout, in: field)
+        let addressScope = scope.nested(Self.addressChangeLayout, in: field)
         try cursor.decodeObject(addressScope) {
           (key: AddressKey, field, cursor) throws(EventsError) in
           let change = try cursor.decodeTextChange(field, addressScope)

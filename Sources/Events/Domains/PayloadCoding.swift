@@ -405,10 +405,7 @@ extension JSONCursor {
     position += 1
     depth += 1
     defer { depth -= 1 }
-    if peek() == 0x7D {
-      position += 1
-      return
-    }
+    if consumeEmptyContainer(0x7D) { return }
     let keys = Key.allCases
     var seen: UInt64 = 0
     var hint = 0
@@ -467,15 +464,19 @@ extension JSONCursor {
   /// `}` (returns `false`), whitespace before it allowed.
   @inline(__always)
   mutating func consumeMemberSeparator(_ scope: PayloadScope) throws(EventsError) -> Bool {
-    skipWhitespace()
-    guard position < end else {
-      throw scope.malformed(self.error("',' or '}' after an object member"))
+    try consumeSeparator(0x7D, "',' or '}' after an object member", scope)
+  }
+
+  /// `consumeSeparator(_:_:)`, its error converted into one naming the payload.
+  @inline(__always)
+  mutating func consumeSeparator(
+    _ closer: UInt8, _ expected: String, _ scope: PayloadScope
+  ) throws(EventsError) -> Bool {
+    do throws(JSONSyntaxError) {
+      return try consumeSeparator(closer, expected)
+    } catch {
+      throw scope.malformed(error)
     }
-    let next = base[position]
-    position += 1
-    if next == 0x2C { return true }
-    if next == 0x7D { return false }
-    throw scope.malformed(self.error("',' or '}' after an object member", at: position - 1))
   }
 
   /// Consumes `quotedKey` (`"<key>":`) exactly (no whitespace), or nothing. Compares whole
@@ -527,23 +528,12 @@ extension JSONCursor {
     position += 1
     depth += 1
     defer { depth -= 1 }
-    if peek() == 0x5D {
-      position += 1
-      return
-    }
+    if consumeEmptyContainer(0x5D) { return }
     var index = 0
     while true {
       try element(index, &self)
       index += 1
-      skipWhitespace()
-      guard position < end else {
-        throw scope.malformed(self.error("',' or ']' after an array element"))
-      }
-      let next = base[position]
-      position += 1
-      if next == 0x2C { continue }
-      if next == 0x5D { return }
-      throw scope.malformed(self.error("',' or ']' after an array element", at: position - 1))
+      guard try consumeSeparator(0x5D, "',' or ']' after an array element", scope) else { return }
     }
   }
 
@@ -659,27 +649,29 @@ extension JSONCursor {
 
   /// Reads `true` or `false` held by `field`.
   mutating func decodeBool(_ field: Int, _ scope: PayloadScope) throws(EventsError) -> Bool {
-    skipWhitespace()
-    let start = position
-    if let value = try? readBool() { return value }
-    position = start
-    throw scope.invalid(field, found: describeFoundValue())
+    try decodeScalar(field, scope) { cursor in try? cursor.readBool() }
   }
 
   /// Reads the integer held by `field`.
   mutating func decodeInt(_ field: Int, _ scope: PayloadScope) throws(EventsError) -> Int {
-    skipWhitespace()
-    let start = position
-    if let value = try? readInt64(), let integer = Int(exactly: value) { return integer }
-    position = start
-    throw scope.invalid(field, found: describeFoundValue())
+    try decodeScalar(field, scope) { cursor in (try? cursor.readInt64()).flatMap(Int.init(exactly:))
+    }
   }
 
   /// Reads the finite number held by `field`.
   mutating func decodeDouble(_ field: Int, _ scope: PayloadScope) throws(EventsError) -> Double {
+    try decodeScalar(field, scope) { cursor in try? cursor.readDouble() }
+  }
+
+  /// The value `read` reads at `field`, or, when it reads none, the invalid-field error that
+  /// describes what is there instead.
+  @inline(__always)
+  private mutating func decodeScalar<Value>(
+    _ field: Int, _ scope: PayloadScope, _ read: (inout JSONCursor) -> Value?
+  ) throws(EventsError) -> Value {
     skipWhitespace()
     let start = position
-    if let value = try? readDouble() { return value }
+    if let value = read(&self) { return value }
     position = start
     throw scope.invalid(field, found: describeFoundValue())
   }

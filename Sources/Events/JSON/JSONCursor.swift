@@ -375,28 +375,14 @@ public struct JSONCursor {
   public mutating func readObject(
     _ body: (JSONStringSlice, inout JSONCursor) throws -> Void
   ) throws {
-    try expect(0x7B, "'{' to start an object")
-    depth += 1
+    try enterContainer(0x7B, "'{' to start an object")
     defer { depth -= 1 }
-    guard depth <= Self.maximumDepth else {
-      // Point at the bracket that opened one level too many.
-      throw error("at most \(Self.maximumDepth) levels of nesting", at: position - 1)
-    }
-    if peek() == 0x7D {
-      position += 1
-      return
-    }
+    if consumeEmptyContainer(0x7D) { return }
     while true {
       let key = try readStringSlice()
       try expect(0x3A, "':' after an object key")
       try body(key, &self)
-      skipWhitespace()
-      guard position < end else { throw error("',' or '}' after an object member") }
-      let next = base[position]
-      position += 1
-      if next == 0x2C { continue }
-      if next == 0x7D { return }
-      throw error("',' or '}' after an object member", at: position - 1)
+      guard try consumeSeparator(0x7D, "',' or '}' after an object member") else { return }
     }
   }
 
@@ -404,27 +390,52 @@ public struct JSONCursor {
   /// `body` must consume exactly that element.
   @inlinable
   public mutating func readArray(_ body: (inout JSONCursor) throws -> Void) throws {
-    try expect(0x5B, "'[' to start an array")
-    depth += 1
+    try enterContainer(0x5B, "'[' to start an array")
     defer { depth -= 1 }
-    guard depth <= Self.maximumDepth else {
+    if consumeEmptyContainer(0x5D) { return }
+    while true {
+      try body(&self)
+      guard try consumeSeparator(0x5D, "',' or ']' after an array element") else { return }
+    }
+  }
+
+  /// Consumes `opener` and goes one level deeper; the caller goes back up (`depth -= 1`) when
+  /// the container ends.
+  /// - Throws: `JSONSyntaxError` when `opener` is not next, or when the container would be
+  ///   more than `maximumDepth` levels deep.
+  @inlinable @inline(__always)
+  mutating func enterContainer(_ opener: UInt8, _ expected: String) throws(JSONSyntaxError) {
+    try expect(opener, expected)
+    guard depth < Self.maximumDepth else {
       // Point at the bracket that opened one level too many.
       throw error("at most \(Self.maximumDepth) levels of nesting", at: position - 1)
     }
-    if peek() == 0x5D {
-      position += 1
-      return
-    }
-    while true {
-      try body(&self)
-      skipWhitespace()
-      guard position < end else { throw error("',' or ']' after an array element") }
-      let next = base[position]
-      position += 1
-      if next == 0x2C { continue }
-      if next == 0x5D { return }
-      throw error("',' or ']' after an array element", at: position - 1)
-    }
+    depth += 1
+  }
+
+  /// Consumes `closer` when it comes next (whitespace before it allowed): whether the container
+  /// whose opener was just read is empty.
+  @inlinable @inline(__always)
+  mutating func consumeEmptyContainer(_ closer: UInt8) -> Bool {
+    guard peek() == closer else { return false }
+    position += 1
+    return true
+  }
+
+  /// Consumes what follows a member or an element: `,` (answers `true`: another follows) or
+  /// the container's `closer` (answers `false`), whitespace before it allowed.
+  /// - Parameter expected: what may follow, for the error (`',' or ']' after an array element`).
+  @inlinable @inline(__always)
+  mutating func consumeSeparator(
+    _ closer: UInt8, _ expected: String
+  ) throws(JSONSyntaxError) -> Bool {
+    skipWhitespace()
+    guard position < end else { throw error(expected) }
+    let next = base[position]
+    position += 1
+    if next == 0x2C { return true }
+    if next == closer { return false }
+    throw error(expected, at: position - 1)
   }
 
   /// Skips one value of any kind, checking its syntax; returns the offsets it spanned.

@@ -37,17 +37,17 @@ import Events
 /// inserted), a varint id number, an `Int64` place, `name`, `englishName`, `location` and
 /// `description` strings, a `UInt8` picture kind (0 none, 1 local, 2 remote) and, unless none,
 /// the path or URL string.
-public struct AnimalCatalog: ReadModel {
+public struct AnimalCatalog: EntityTableModel {
   public static let name = "animals"
   public static let checkpointVersion = 2
 
-  private struct Stored: Sendable, Equatable {
+  struct Stored: Sendable, Equatable {
     var animal: Animal
     /// The `seq` that gave the animal its place.
     var place: Int64
   }
 
-  private var table = EntityTable<AnimalID, Stored>()
+  private(set) var table = EntityTable<AnimalID, Stored>()
 
   public init() {}
 
@@ -96,8 +96,6 @@ public struct AnimalCatalog: ReadModel {
   }
 
   // MARK: State and views
-
-  public var count: Int { table.count }
 
   /// The animal with `id`.
   public func animal(_ id: AnimalID) -> Animal? { table[id]?.animal }
@@ -155,15 +153,8 @@ public struct AnimalCatalog: ReadModel {
 
   // MARK: Entries
 
-  public var entries: [EntityKey: ReadModelEntry] {
-    table.entries { Self.entry(table.value(at: $0).animal) }
-  }
-
-  public func entry(forID id: String) -> ReadModelEntry? {
-    table.value(forID: id, AnimalID.init).map { Self.entry($0.animal) }
-  }
-
-  private static func entry(_ animal: Animal) -> ReadModelEntry {
+  static func entry(_ stored: Stored) -> ReadModelEntry {
+    let animal = stored.animal
     var entry = ReadModelEntry()
     entry.append("origin", animal.id.isInserted ? "inserted" : "imported")
     entry.append("name", unlessEmpty: animal.name)
@@ -177,9 +168,6 @@ public struct AnimalCatalog: ReadModel {
     }
     return entry
   }
-
-  /// Checks the storage's invariants; for tests.
-  func checkInvariants() { table.checkInvariants() }
 
   // MARK: Checkpoint
 
@@ -209,33 +197,22 @@ public struct AnimalCatalog: ReadModel {
   public init(from reader: inout BinaryReader) throws(ProjectionsError) {
     let count = try reader.readCount("the number of animals", minimumSize: 15)
     table = EntityTable(minimumCapacity: count)
-    // The checkpoint's bytes are shared, not copied: the models loaded from one checkpoint
-    // keep that one buffer alive between them.
-    table.beginStored(bytes: reader.bytes) { id, reader throws(ProjectionsError) in
-      try Self.readAnimal(id: id, from: &reader, building: true)
-    }
-    for _ in 0..<count {
+    try table.loadStored(count: count, from: &reader, what: "an animal id") {
+      (reader) throws(ProjectionsError) in
       let start = reader.offset
       let rawID = try reader.readString("an animal's id")
-      let id: AnimalID
       do throws(EventsError) {
-        id = try AnimalID(rawID)
+        return try AnimalID(rawID)
       } catch {
         throw reader.invalid(
           "an animal's id", expected: AnimalID.expectation, found: "'\(rawID)'", at: start)
       }
-      let animalStart = reader.offset
-      // Checked and skipped: the animal without its text stands in until it is read.
-      let skipped = try Self.readAnimal(id: id, from: &reader, building: false)
-      guard table.appendStored(id, placeholder: skipped, offset: animalStart) else {
-        throw reader.repeated("an animal id", id, at: start)
-      }
+    } readValue: { id, reader, building throws(ProjectionsError) in
+      try Self.readAnimal(id: id, from: &reader, building: building)
     }
   }
 
-  /// Reads one animal after its id; without `building`, every string is checked and skipped
-  /// without making a `String`, and the animal returned has empty text. The load and the later
-  /// read are this one function.
+  /// Reads one animal after its id (see `EntityTable.loadStored`).
   private static func readAnimal(
     id: AnimalID, from reader: inout BinaryReader, building: Bool
   ) throws(ProjectionsError) -> Stored {

@@ -28,14 +28,14 @@ import Foundation
 ///
 /// **Checkpoint** (version 1): a varint count, then per location: id and name strings, latitude
 /// and longitude as `Double` bit patterns.
-public struct LocationList: ReadModel {
+public struct LocationList: EntityTableModel {
   public static let name = "locations"
   public static let checkpointVersion = 1
 
   /// How many neighbours the listing shows for each location.
   public static let neighborCount = 3
 
-  private var table = EntityTable<LocationID, LocationRecord>()
+  private(set) var table = EntityTable<LocationID, LocationRecord>()
 
   public init() {}
 
@@ -62,8 +62,6 @@ public struct LocationList: ReadModel {
   }
 
   // MARK: State and views
-
-  public var count: Int { table.count }
 
   /// The location with `id`.
   public func location(_ id: LocationID) -> LocationRecord? { table[id] }
@@ -106,24 +104,13 @@ public struct LocationList: ReadModel {
 
   // MARK: Entries
 
-  public var entries: [EntityKey: ReadModelEntry] {
-    table.entries { Self.entry(table.value(at: $0)) }
-  }
-
-  public func entry(forID id: String) -> ReadModelEntry? {
-    table.value(forID: id, LocationID.init).map(Self.entry)
-  }
-
-  private static func entry(_ record: LocationRecord) -> ReadModelEntry {
+  static func entry(_ record: LocationRecord) -> ReadModelEntry {
     var entry = ReadModelEntry()
     entry.append("name", record.name)
     entry.append("latitude", number: record.coordinate.latitude)
     entry.append("longitude", number: record.coordinate.longitude)
     return entry
   }
-
-  /// Checks the storage's invariants; for tests.
-  func checkInvariants() { table.checkInvariants() }
 
   // MARK: Checkpoint
 

@@ -35,7 +35,7 @@ import Foundation
 /// **Checkpoint** (version 1): a varint count, then per observation: the id string, the
 /// classification as a `UInt8` (its index in `Classification.allCases`), title and description
 /// strings, the date as `Int64` milliseconds since 1970.
-public struct ObservationList: ReadModel {
+public struct ObservationList: EntityTableModel {
   public static let name = "observations"
   public static let checkpointVersion = 1
 
@@ -44,7 +44,7 @@ public struct ObservationList: ReadModel {
   /// The detail screen's title.
   public static let detailTitle = "Observation"
 
-  private var table = EntityTable<ObservationID, ObservationRecord>()
+  private(set) var table = EntityTable<ObservationID, ObservationRecord>()
 
   public init() {}
 
@@ -74,8 +74,6 @@ public struct ObservationList: ReadModel {
   }
 
   // MARK: State and views
-
-  public var count: Int { table.count }
 
   /// The observation with `id`, as the log has it.
   public func observation(_ id: ObservationID) -> ObservationRecord? { table[id] }
@@ -127,15 +125,7 @@ public struct ObservationList: ReadModel {
 
   // MARK: Entries
 
-  public var entries: [EntityKey: ReadModelEntry] {
-    table.entries { Self.entry(table.value(at: $0)) }
-  }
-
-  public func entry(forID id: String) -> ReadModelEntry? {
-    table.value(forID: id, ObservationID.init).map(Self.entry)
-  }
-
-  private static func entry(_ record: ObservationRecord) -> ReadModelEntry {
+  static func entry(_ record: ObservationRecord) -> ReadModelEntry {
     var entry = ReadModelEntry()
     entry.append("classification", record.classification.rawValue)
     entry.append("title", record.title)
@@ -143,9 +133,6 @@ public struct ObservationList: ReadModel {
     entry.append("date", record.date.description)
     return entry
   }
-
-  /// Checks the storage's invariants; for tests.
-  func checkInvariants() { table.checkInvariants() }
 
   // MARK: Checkpoint
 
@@ -166,26 +153,15 @@ public struct ObservationList: ReadModel {
   public init(from reader: inout BinaryReader) throws(ProjectionsError) {
     let count = try reader.readCount("the number of observations", minimumSize: 23)
     table = EntityTable(minimumCapacity: count)
-    // The checkpoint's bytes are shared, not copied: the models loaded from one checkpoint
-    // keep that one buffer alive between them.
-    table.beginStored(bytes: reader.bytes) { id, reader throws(ProjectionsError) in
-      try Self.readRecord(id: id, from: &reader, building: true)
-    }
-    for _ in 0..<count {
-      let start = reader.offset
-      let id = try reader.readIdentifier(ObservationID.init, "an observation id")
-      let recordStart = reader.offset
-      // Checked and skipped: the record without its text stands in until it is read.
-      let skipped = try Self.readRecord(id: id, from: &reader, building: false)
-      guard table.appendStored(id, placeholder: skipped, offset: recordStart) else {
-        throw reader.repeated("an observation id", id, at: start)
-      }
+    try table.loadStored(count: count, from: &reader, what: "an observation id") {
+      (reader) throws(ProjectionsError) in
+      try reader.readIdentifier(ObservationID.init, "an observation id")
+    } readValue: { id, reader, building throws(ProjectionsError) in
+      try Self.readRecord(id: id, from: &reader, building: building)
     }
   }
 
-  /// Reads one observation after its id; without `building`, every field is checked and
-  /// skipped without making a `String`, and the record returned has empty text. The load and
-  /// the later read are this one function.
+  /// Reads one observation after its id (see `EntityTable.loadStored`).
   private static func readRecord(
     id: ObservationID, from reader: inout BinaryReader, building: Bool
   ) throws(ProjectionsError) -> ObservationRecord {

@@ -19,11 +19,11 @@
 ///
 /// **Checkpoint** (version 1): a varint count of states, then per state its name, a varint count
 /// of zip codes and each zip code, as strings, in list order.
-public struct ZipCodeList: ReadModel {
+public struct ZipCodeList: EntityTableModel {
   public static let name = "zipcodes"
   public static let checkpointVersion = 1
 
-  private var table = EntityTable<StateName, ZipCodeSequence>()
+  private(set) var table = EntityTable<StateName, ZipCodeSequence>()
 
   public init() {}
 
@@ -56,8 +56,6 @@ public struct ZipCodeList: ReadModel {
   // MARK: State and views
 
   /// The number of states.
-  public var count: Int { table.count }
-
   /// The states, sorted by name, each with its zip codes in list order.
   /// - Complexity: O(s log s + z) for s states and z zip codes.
   public var states: [StateZipCodes] {
@@ -84,15 +82,7 @@ public struct ZipCodeList: ReadModel {
 
   // MARK: Entries
 
-  public var entries: [EntityKey: ReadModelEntry] {
-    table.entries { Self.entry(table.value(at: $0)) }
-  }
-
-  public func entry(forID id: String) -> ReadModelEntry? {
-    table.value(forID: id, StateName.init).map(Self.entry)
-  }
-
-  private static func entry(_ zipCodes: ZipCodeSequence) -> ReadModelEntry {
+  static func entry(_ zipCodes: ZipCodeSequence) -> ReadModelEntry {
     var entry = ReadModelEntry()
     entry.append("zipCodes", zipCodes.zipCodes.map(\.rawValue).joined(separator: ", "))
     return entry
