@@ -131,7 +131,7 @@ package struct MessageStoreLog {
   }
 
   /// Every key of `replay_keys`: present, or erased when its key was destroyed.
-  private static func keys(
+  static func keys(
     on connection: PostgresConnection
   ) throws -> [KeyStore.KeyID: KeyStore.Lookup] {
     let rows = try connection.query(
