@@ -350,37 +350,17 @@ package final class MessageStoreFollower: EventFollowing {
       throw Failure.serverGone(
         target: name, attempts: 0, seconds: 0, message: message, lastSequence: lastSequence)
     }
-    reconnection.report(.lost(message: message, lastShippedSequence: lastSequence))
-    let started = ContinuousClock.now
-    var delay = reconnection.firstDelay
-    var attempts = 0
-    var lastFailure = message
-    while true {
-      let waitEnd = ContinuousClock.now + delay
-      while ContinuousClock.now < waitEnd {
-        if isStopped { return nil }
-        usleep(20_000)
-      }
-      attempts += 1
-      do throws(PostgresError) {
-        let fresh = try connect()
-        reconnection.report(.reconnected(attempts: attempts, after: ContinuousClock.now - started))
-        return fresh
-      } catch {
-        switch error {
-        case .connectionFailed(_, let failure), .connectionLost(let failure):
-          lastFailure = failure
-        default:
-          throw error
-        }
-      }
-      let elapsed = ContinuousClock.now - started
-      if let limit = reconnection.giveUpAfter, elapsed >= limit {
-        throw Failure.serverGone(
-          target: name, attempts: attempts, seconds: Int(elapsed.components.seconds),
-          message: lastFailure, lastSequence: lastSequence)
-      }
-      delay = min(delay * 2, reconnection.longestDelay)
+    switch try reconnection.retry(
+      lost: message, lastSequence: lastSequence, isStopped: { isStopped }, connect)
+    {
+    case .connected(let fresh):
+      return fresh
+    case .stopped:
+      return nil
+    case .gaveUp(let attempts, let seconds, let lastFailure):
+      throw Failure.serverGone(
+        target: name, attempts: attempts, seconds: seconds, message: lastFailure,
+        lastSequence: lastSequence)
     }
   }
 }

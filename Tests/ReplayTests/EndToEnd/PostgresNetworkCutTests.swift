@@ -3,8 +3,8 @@ import Synchronization
 import Testing
 
 /// The network between `replay` and PostgreSQL cut mid-ship (and mid-follow): a TCP proxy of
-/// the test's own sits between them and closes every connection at once, then refuses new ones
-/// for a while. The shipper reconnects within `--retry-for`, or fails with exit 69 past it;
+/// the test's own sits between them and, once a given number of bytes has passed, closes every
+/// connection at once, then refuses new ones for a while (or for good). The shipper reconnects within `--retry-for`, or fails with exit 69 past it;
 /// run again, it resumes with no gap nor duplicate.
 @Suite(.serialized, .enabled(if: PostgresTestServer.isAvailable, "no initdb/pg_ctl here: skipped"))
 struct PostgresNetworkCutTests {
@@ -17,6 +17,11 @@ struct PostgresNetworkCutTests {
       var accepting = true
       var connections: [Int32] = []
       var closed = false
+      /// Bytes forwarded (both ways) since `cut(after:restoringAfter:)`, and its limit.
+      var forwarded = 0
+      var limit: Int?
+      var restoreDelay: UInt32?
+      var cuts = 0
     }
     private let state = Mutex(State())
 
@@ -55,6 +60,19 @@ struct PostgresNetworkCutTests {
       }
       for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
     }
+
+    /// Cuts (refusing new connections) once `bytes` more have passed, either way; with
+    /// `restoringAfter` (microseconds), forwards new connections again that long after.
+    func cut(after bytes: Int, restoringAfter delay: UInt32?) {
+      state.withLock { state in
+        state.forwarded = 0
+        state.limit = bytes
+        state.restoreDelay = delay
+      }
+    }
+
+    /// How many times the proxy cut by itself.
+    var cuts: Int { state.withLock { $0.cuts } }
 
     /// Forwards new connections again.
     func restore() {
@@ -132,6 +150,24 @@ struct PostgresNetworkCutTests {
             guard step > 0 else { break pumping }
             written += step
           }
+          let restoreDelay = state.withLock { state -> UInt32?? in
+            state.forwarded += count
+            guard let limit = state.limit, state.forwarded >= limit else { return nil }
+            state.limit = nil
+            state.cuts += 1
+            return .some(state.restoreDelay)
+          }
+          if let restoreDelay {
+            cut(refusing: true)
+            if let restoreDelay {
+              let thread = Thread { [self] in
+                usleep(restoreDelay)
+                restore()
+              }
+              thread.start()
+            }
+            break pumping
+          }
         }
       }
       state.withLock { state in state.connections.removeAll { $0 == first || $0 == second } }
@@ -147,17 +183,6 @@ struct PostgresNetworkCutTests {
     try server.psql(
       "SELECT metadata->>'seq' FROM message_store.messages ORDER BY global_position"
     ).split(separator: "\n").compactMap { Int($0) }
-  }
-
-  /// Waits up to 60 s for the table to hold more than `count` rows.
-  private func waitForRows(_ server: PostgresTestServer, moreThan count: Int) throws {
-    let deadline = Date().addingTimeInterval(60)
-    while Date() < deadline {
-      let text = try server.psql("SELECT count(*) FROM message_store.messages")
-      let rows = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-      if rows > count { return }
-      usleep(20_000)
-    }
   }
 
   /// Runs `replay` in the background; its status, output and errors once it ends.
@@ -182,14 +207,12 @@ struct PostgresNetworkCutTests {
       let events = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").count
 
       // Cut once mid-ship: the shipper reconnects (within --retry-for) and finishes.
+      proxy.cut(after: 3_000_000, restoringAfter: 700_000)
       let shipping = start([
         "ship", "--log", log, "--to", proxy.url, "--batch", "50", "--retry-for", "30",
       ])
-      try waitForRows(server, moreThan: 500)
-      proxy.cut(refusing: true)
-      usleep(700_000)
-      proxy.restore()
       let (status, _, errors) = try await shipping.value
+      #expect(proxy.cuts == 1)
       #expect(status == 0, "\(errors)")
       #expect(errors.contains("the connection to PostgreSQL was lost"))
       #expect(errors.contains("reconnected to '\(proxy.url)'"))
@@ -197,12 +220,12 @@ struct PostgresNetworkCutTests {
 
       // Cut and kept away past --retry-for: exit 69, naming the last seq in the database.
       try server.psql("TRUNCATE message_store.messages, message_store.replay_shipped")
+      proxy.cut(after: 3_000_000, restoringAfter: nil)
       let giving = start([
         "ship", "--log", log, "--to", proxy.url, "--batch", "50", "--retry-for", "2",
       ])
-      try waitForRows(server, moreThan: 500)
-      proxy.cut(refusing: true)
       let (gaveUp, _, reason) = try await giving.value
+      #expect(proxy.cuts == 2)
       #expect(gaveUp == 69, "\(reason)")
       #expect(reason.contains("could not be made again in"))
       #expect(reason.contains("run the command again once the server is back"))
@@ -218,15 +241,14 @@ struct PostgresNetworkCutTests {
       #expect(try shippedSequences(server) == Array(1...events))
 
       // A follower through the proxy, cut while it reads: every line once, in order.
+      proxy.cut(after: 3_000_000, restoringAfter: 500_000)
       let following = start([
         "log", "-f", "--json", "--log", proxy.url, "--to", String(events), "--retry-for", "30",
       ])
-      usleep(300_000)
-      proxy.cut(refusing: true)
-      usleep(500_000)
-      proxy.restore()
       let (followed, lines, followErrors) = try await following.value
+      #expect(proxy.cuts == 3)
       #expect(followed == 0, "\(followErrors)")
+      #expect(followErrors.contains("reconnected to '\(proxy.url)'"))
       #expect(lines == (try String(contentsOfFile: log, encoding: .utf8)))
     }
   }
