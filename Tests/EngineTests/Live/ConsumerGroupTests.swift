@@ -58,4 +58,30 @@ import Testing
     #expect(!filter.isEmpty)
     #expect(!EventFilter(group: group).isEmpty)
   }
+
+  @Test func followersOfEachMemberTogetherSeeEveryEventOnce() throws {
+    var all: [(Int64, String)] = []
+    try LogReader(path: RepositoryFiles.sampleLog).forEachEvent(
+      matching: EventFilter(categories: ["contact"])
+    ) { line in
+      all.append((line.sequence, line.stream))
+      return true
+    }
+    #expect(all.count > 20)
+    var seen: [Int64] = []
+    var owners: [String: Int64] = [:]
+    for member in Int64(0)..<3 {
+      let group = try #require(ConsumerGroup(member: member, size: 3))
+      let follower = LogFollower(
+        path: RepositoryFiles.sampleLog, filter: EventFilter(categories: ["contact"], group: group))
+      try follower.follow(through: 147) { line in
+        seen.append(line.sequence)
+        #expect(owners[line.stream, default: member] == member, "\(line.stream)")
+        owners[line.stream] = member
+        return true
+      }
+    }
+    #expect(seen.sorted() == all.map(\.0))
+    #expect(Set(owners.values).count == 3)
+  }
 }
