@@ -42,6 +42,11 @@ struct LibPQ: @unchecked Sendable {
   let putCopyData: @convention(c) (Handle?, UnsafePointer<CChar>?, Int32) -> Int32
   let putCopyEnd: @convention(c) (Handle?, UnsafePointer<CChar>?) -> Int32
   let getResult: @convention(c) (Handle?) -> Handle?
+  // For LISTEN: the connection's socket, reading what arrived, and the notifications read.
+  let socket: @convention(c) (Handle?) -> Int32
+  let consumeInput: @convention(c) (Handle?) -> Int32
+  let notifies: @convention(c) (Handle?) -> UnsafeMutableRawPointer?
+  let freeMemory: @convention(c) (UnsafeMutableRawPointer?) -> Void
 
   /// `ConnStatusType`'s `CONNECTION_OK`.
   static let connectionOK: Int32 = 0
@@ -119,5 +124,9 @@ struct LibPQ: @unchecked Sendable {
     putCopyData = try symbol("PQputCopyData")
     putCopyEnd = try symbol("PQputCopyEnd")
     getResult = try symbol("PQgetResult")
+    socket = try symbol("PQsocket")
+    consumeInput = try symbol("PQconsumeInput")
+    notifies = try symbol("PQnotifies")
+    freeMemory = try symbol("PQfreemem")
   }
 }

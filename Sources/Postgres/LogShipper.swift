@@ -337,41 +337,24 @@ package final class LogShipper {
   private func reconnect(
     _ reconnection: Reconnection, logID: String, lost message: String
   ) throws(PostgresError) {
-    reconnection.report(.lost(message: message, lastShippedSequence: progress.lastShippedSequence))
     connection.close()
-    let started = ContinuousClock.now
-    var delay = reconnection.firstDelay
-    var attempts = 0
-    var lastFailure = message
-    while true {
-      let waitEnd = ContinuousClock.now + delay
-      while ContinuousClock.now < waitEnd {
-        if follower.isStopped { throw .connectionLost(message: message) }
-        usleep(50_000)
-      }
-      attempts += 1
-      do throws(PostgresError) {
-        let fresh = try PostgresConnection(url: reconnection.url)
-        try Self.lock(logID: logID, logPath: logPath, connection: fresh, waiting: lockWait)
-        connection = fresh
-        reconnection.report(.reconnected(attempts: attempts, after: ContinuousClock.now - started))
-        return
-      } catch {
-        switch error {
-        case .connectionFailed(_, let failure), .connectionLost(let failure):
-          lastFailure = failure
-        default:
-          throw error
-        }
-      }
-      let elapsed = ContinuousClock.now - started
-      if let limit = reconnection.giveUpAfter, elapsed >= limit {
-        throw .serverGone(
-          target: PostgresConnection.redacted(reconnection.url), attempts: attempts,
-          seconds: Int(elapsed.components.seconds), message: lastFailure,
-          lastShippedSequence: progress.lastShippedSequence)
-      }
-      delay = min(delay * 2, reconnection.longestDelay)
+    func attempt() throws(PostgresError) -> PostgresConnection {
+      let fresh = try PostgresConnection(url: reconnection.url)
+      try Self.lock(logID: logID, logPath: logPath, connection: fresh, waiting: lockWait)
+      return fresh
+    }
+    let outcome = try reconnection.retry(
+      lost: message, lastSequence: progress.lastShippedSequence,
+      isStopped: { follower.isStopped }, attempt)
+    switch outcome {
+    case .connected(let fresh):
+      connection = fresh
+    case .stopped:
+      throw .connectionLost(message: message)
+    case .gaveUp(let attempts, let seconds, let lastFailure):
+      throw .serverGone(
+        target: PostgresConnection.redacted(reconnection.url), attempts: attempts,
+        seconds: seconds, message: lastFailure, lastShippedSequence: progress.lastShippedSequence)
     }
   }
 
@@ -414,6 +397,63 @@ extension LogShipper {
     public var longestDelay: Duration
     /// Called when the connection breaks and when it is made again.
     public var report: @Sendable (Event) -> Void
+
+    /// How `retry` ended.
+    package enum Outcome<Connection> {
+      /// `attempt` connected.
+      case connected(Connection)
+      /// `isStopped` became true while waiting.
+      case stopped
+      /// `giveUpAfter` passed: `attempts` tries over `seconds`, the last failing with
+      /// `lastFailure`.
+      case gaveUp(attempts: Int, seconds: Int, lastFailure: String)
+    }
+
+    /// Reports the lost connection, then calls `attempt` until it connects: after `firstDelay`,
+    /// then twice as long after each failure, up to `longestDelay` apart, for `giveUpAfter`.
+    /// Reports the reconnection.
+    /// - Parameters:
+    ///   - message: Why the connection was lost.
+    ///   - lastSequence: The last seq the caller has handled, for the report.
+    ///   - isStopped: Checked while waiting; true ends with `.stopped`.
+    ///   - attempt: Connects (and takes what the caller needs on the new connection).
+    /// - Throws: What `attempt` throws other than an unreachable server, at once.
+    func retry<Connection>(
+      lost message: String, lastSequence: Int64, isStopped: () -> Bool,
+      _ attempt: () throws(PostgresError) -> Connection
+    ) throws(PostgresError) -> Outcome<Connection> {
+      report(.lost(message: message, lastShippedSequence: lastSequence))
+      let started = ContinuousClock.now
+      var delay = firstDelay
+      var attempts = 0
+      var lastFailure = message
+      while true {
+        let waitEnd = ContinuousClock.now + delay
+        while ContinuousClock.now < waitEnd {
+          if isStopped() { return .stopped }
+          usleep(20_000)
+        }
+        attempts += 1
+        do throws(PostgresError) {
+          let connection = try attempt()
+          report(.reconnected(attempts: attempts, after: ContinuousClock.now - started))
+          return .connected(connection)
+        } catch {
+          switch error {
+          case .connectionFailed(_, let failure), .connectionLost(let failure):
+            lastFailure = failure
+          default:
+            throw error
+          }
+        }
+        let elapsed = ContinuousClock.now - started
+        if let giveUpAfter, elapsed >= giveUpAfter {
+          return .gaveUp(
+            attempts: attempts, seconds: Int(elapsed.components.seconds), lastFailure: lastFailure)
+        }
+        delay = min(delay * 2, longestDelay)
+      }
+    }
 
     /// - Parameters:
     ///   - url: The database, as a libpq connection string.

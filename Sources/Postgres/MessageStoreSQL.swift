@@ -11,6 +11,9 @@ enum MessageStoreSQL {
   /// The schema's name, as the statements below spell it.
   static let schema = "message_store"
 
+  /// The channel `notify_messages` notifies when rows are added to `messages`.
+  static let notificationChannel = "message_store_messages"
+
   /// The query the three readers run, returning rows of the type `message_store.message`.
   private static let selectMessages = """
     SELECT id::varchar, stream_name::varchar, type::varchar, position::bigint,
@@ -177,6 +180,24 @@ enum MessageStoreSQL {
           global_position,
           message_store.category(metadata->>'correlationStreamName')
         )
+        """),
+    // Not Message DB's: wakes followers (`replay log -f`, `state --follow`) when rows are
+    // committed, whoever writes them (`ship`, `write_message`, any other writer). Once a
+    // statement, not once a row; the server sends it at commit, once a transaction.
+    function(
+      "notify_messages",
+      arguments: "", returns: "trigger", volatility: "VOLATILE",
+      body: """
+        BEGIN
+          PERFORM pg_notify('\(notificationChannel)', '');
+          RETURN NULL;
+        END;
+        """),
+    Statement(
+      key: "trigger messages_notify",
+      sql: """
+        CREATE TRIGGER messages_notify AFTER INSERT ON message_store.messages
+        FOR EACH STATEMENT EXECUTE FUNCTION message_store.notify_messages()
         """),
     function(
       "stream_version",

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// What "the same schema" means is decided by PostgreSQL itself: `install` first writes every
 /// statement into a scratch schema inside a savepoint, reads back how the server describes each
-/// object (columns with types, nullability and defaults; index definitions; function arguments,
-/// results, language, volatility and bodies), rolls the scratch schema back and compares that
+/// object (columns with types, nullability and defaults; index and trigger definitions; function
+/// arguments, results, language, volatility and bodies), rolls the scratch schema back and compares that
 /// with what `message_store` holds. So the comparison does not depend on how a server version
 /// prints a type.
 package enum MessageStoreSchema {
@@ -134,6 +134,12 @@ package enum MessageStoreSchema {
       UNION ALL
       SELECT 'index ' || indexname, 'definition', indexdef
       FROM pg_catalog.pg_indexes WHERE schemaname = $1
+      UNION ALL
+      SELECT 'trigger ' || t.tgname, 'definition', pg_catalog.pg_get_triggerdef(t.oid)
+      FROM pg_catalog.pg_trigger t
+      JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND NOT t.tgisinternal
       UNION ALL
       SELECT 'function ' || p.proname, aspect, value
       FROM pg_catalog.pg_proc p

@@ -58,6 +58,26 @@ package final class PostgresConnection {
   /// Whether the connection is encrypted with TLS.
   public var isEncrypted: Bool { library.sslInUse(handle) != 0 }
 
+  /// The connection's socket, to wait on for notifications (`LISTEN`); -1 when closed.
+  var socket: Int32 { handle.map { library.socket($0) } ?? -1 }
+
+  /// Reads whatever the server sent without waiting, and takes the notifications received
+  /// (those read now, and those read along with a statement's result).
+  /// - Returns: How many notifications there were.
+  /// - Throws: `PostgresError.connectionLost` when the connection broke.
+  func takeNotifications() throws(PostgresError) -> Int {
+    guard let handle else { throw .connectionLost(message: "the connection is closed") }
+    guard library.consumeInput(handle) == 1 else {
+      throw .connectionLost(message: Self.trimmed(library.errorMessage(handle)))
+    }
+    var count = 0
+    while let notification = library.notifies(handle) {
+      library.freeMemory(notification)
+      count += 1
+    }
+    return count
+  }
+
   /// What a statement returned: its rows as text (`nil` for SQL NULL) and the rows it changed.
   public struct Result: Sendable, Equatable {
     /// The rows, each value as the server's text form.

@@ -23,7 +23,8 @@ public enum FollowStart: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Which events a follower delivers: all, or those of some streams, categories or types (each
-/// list that is not empty must match; names compare as bytes).
+/// list that is not empty must match; names compare as bytes), and of the streams of one
+/// consumer group member (`group`).
 public struct EventFilter: Sendable, Equatable {
   /// Whole stream names, e.g. `contact-13`.
   public var streams: [String]
@@ -31,19 +32,27 @@ public struct EventFilter: Sendable, Equatable {
   public var categories: [String]
   /// Event types, e.g. `ContactFavorited`.
   public var types: [String]
+  /// Only the streams this member of a consumer group owns; nil: every stream.
+  public var group: ConsumerGroup?
 
-  public init(streams: [String] = [], categories: [String] = [], types: [String] = []) {
+  public init(
+    streams: [String] = [], categories: [String] = [], types: [String] = [],
+    group: ConsumerGroup? = nil
+  ) {
     self.streams = streams
     self.categories = categories
     self.types = types
+    self.group = group
   }
 
   /// Whether every event passes.
-  public var isEmpty: Bool { streams.isEmpty && categories.isEmpty && types.isEmpty }
+  public var isEmpty: Bool {
+    streams.isEmpty && categories.isEmpty && types.isEmpty && group == nil
+  }
 
   /// Whether the event of `line` passes.
   package func matches(_ line: EventLine) -> Bool {
-    if !streams.isEmpty || !categories.isEmpty {
+    if !streams.isEmpty || !categories.isEmpty || group != nil {
       let stream: [UInt8] =
         line.streamSlice.hasEscapes ? Array(line.stream.utf8) : Array(line.streamBytes)
       if !streams.isEmpty, !streams.contains(where: { $0.utf8.elementsEqual(stream) }) {
@@ -52,6 +61,7 @@ public struct EventFilter: Sendable, Equatable {
       if !categories.isEmpty, !categories.contains(where: { Self.is(stream, in: $0) }) {
         return false
       }
+      if let group, !group.contains(stream: stream) { return false }
     }
     if !types.isEmpty {
       let type: [UInt8] = Array(line.typeBytes)
@@ -72,6 +82,7 @@ public struct EventFilter: Sendable, Equatable {
     if !types.isEmpty, !types.contains(where: { $0.utf8.elementsEqual(event.type.utf8) }) {
       return false
     }
+    if let group, !group.contains(stream: stream) { return false }
     return true
   }
 

@@ -15,7 +15,8 @@ enum LogCommand {
       """,
     options: [
       CommonOptions.log,
-      from, to, stream, category, type, limit, follow,
+      from, to, stream, category, type, PostgresFollow.group, limit, follow,
+      PostgresFollow.retryFor,
       CommonOptions.json.withHelp("Print the stored lines (JSON envelopes) instead of a table."),
       leafHashes,
     ],
@@ -74,12 +75,14 @@ enum LogCommand {
       filter.categories = [category.hasSuffix("-") ? String(category.dropLast()) : category]
     }
     if let type = invocation[type] { filter.types = [type] }
+    filter.group = try invocation[PostgresFollow.group]
     let json = invocation[CommonOptions.json]
     let leafHashes = invocation[LogCommand.leafHashes]
     if leafHashes && !json {
       throw UsageError("'--leaf-hashes' goes with '--json': the table has no room for them")
     }
     let follow = invocation[LogCommand.follow]
+    try invocation.refuseRetryWithoutFollow(follow)
     var table = StreamingTextTable([
       .init(title: "SEQ", alignment: .right), .init(title: "TIME"),
       .init(title: "STREAM", maximumWidth: 48),
@@ -111,7 +114,6 @@ enum LogCommand {
       return limit.map { shown < $0 } ?? true
     }
     if follow {
-      try invocation.refuseOnPostgres("'log --follow'")
       try self.follow(
         invocation, from: from, to: to, filter: filter, flushTable: { table.finish() },
         show: show)
@@ -156,7 +158,7 @@ enum LogCommand {
       case .sequence(let sequence): .afterSequence(sequence - 1)
       case .time(let instant): .time(instant)
       }
-    let follower = LogFollower(path: invocation.logPath, from: start, filter: filter)
+    let follower = try invocation.follower(from: start, filter: filter)
     let stop = FollowInterruption(stopping: follower)
     defer { stop.cancel() }
     var waitingSaid = false

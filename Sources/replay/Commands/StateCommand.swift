@@ -25,6 +25,7 @@ enum StateCommand {
     ],
     options: [CommonOptions.log] + ReadOptions.point + [
       id, ReadOptions.locale, ReadOptions.timeZone, CommonOptions.json, follow,
+      PostgresFollow.retryFor,
     ],
     run: run)
 
@@ -44,10 +45,20 @@ enum StateCommand {
     }
     let options = try invocation.viewOptions()
     let follow = invocation[StateCommand.follow]
-    if follow { try invocation.refuseOnPostgres("'state --follow'") }
+    try invocation.refuseRetryWithoutFollow(follow)
     if follow, try invocation.replayPoint() != .end {
       throw UsageError(
         "'--follow' shows the end of the log as it grows: leave out '--at' and '--as-of'")
+    }
+    if follow,
+      try invocation.followModelsInPostgres(show: { result, isFirst in
+        if !isFirst, !invocation[CommonOptions.json] { invocation.terminal.write("\n") }
+        try show(model: model, id: id, result: result, options: options, invocation)
+        invocation.terminal.flush()
+        return !invocation.terminal.hasOutputFailed
+      })
+    {
+      return .success
     }
     var result = try invocation.rebuild(models: model.map { [$0] })
     try show(model: model, id: id, result: result, options: options, invocation)

@@ -9,7 +9,7 @@ final class FollowInterruption {
   private let sources: [any DispatchSourceSignal]
   private let watcher: Thread?
 
-  init(stopping follower: LogFollower) {
+  init(stopping follower: any EventFollowing) {
     // A write to a closed pipe then fails (and is ignored) instead of killing the process.
     signal(SIGPIPE, SIG_IGN)
     var sources: [any DispatchSourceSignal] = []

@@ -76,7 +76,7 @@ import Testing
       result.error == """
         Error: Missing value for '--from <seq|time>'
         Help:  --from <seq|time>  The first seq to list, or the first time (ISO 8601) to list from.
-        Usage: replay log [--log <path>] [--from <seq|time>] [--to <seq>] [--stream <stream>] [--category <category>] [--type <type>] [--limit <n>] [--follow] [--json] [--leaf-hashes]
+        Usage: replay log [--log <path>] [--from <seq|time>] [--to <seq>] [--stream <stream>] [--category <category>] [--type <type>] [--group <member/size>] [--limit <n>] [--follow] [--retry-for <seconds>] [--json] [--leaf-hashes]
           See 'replay log --help' for more information.
 
         """)

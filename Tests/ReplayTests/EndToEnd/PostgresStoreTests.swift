@@ -133,8 +133,14 @@ struct PostgresStoreTests {
       #expect(old.status == 65)
       #expect(old.error.contains("global_position 5 holds no line"))
       #expect(old.output == "")
+      // Following it finds the same row.
+      for arguments in [["state", "-f"], ["log", "-f"]] {
+        let follow = try ReplayProcess.run(arguments + ["--log", url])
+        #expect(follow.status == 65, "\(arguments)")
+        #expect(follow.error.contains("global_position 5 holds no line"), "\(arguments)")
+      }
       for arguments in [
-        ["state", "-f"], ["log", "-f"], ["stats"], ["head"],
+        ["stats"], ["head"],
       ] {
         let refused = try ReplayProcess.run(arguments + ["--log", url], directory: directory)
         #expect(refused.status == 64, "\(arguments)")
