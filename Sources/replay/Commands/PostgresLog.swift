@@ -121,13 +121,4 @@ extension ParsedInvocation {
         + " do: run it on the file"
     )
   }
-
-  /// Refuses what a command cannot do yet on a log kept in PostgreSQL.
-  /// - Throws: `UsageError` naming `what` when `--log` names a database.
-  func refuseOnPostgres(_ what: String) throws {
-    guard postgresLog != nil else { return }
-    throw UsageError(
-      "\(what) does not work on a log kept in PostgreSQL yet: run it on the file"
-    )
-  }
 }
