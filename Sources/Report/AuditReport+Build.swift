@@ -72,11 +72,16 @@ extension AuditReport {
     integrity.lastSequenceRead = scan.lastSequenceRead
     integrity.byteCount = FileManager.default.fileSize(atPath: reader.path)
     integrity.digest = try scan.digest(from: hasher, reader: reader)
-    if let size = integrity.digest?.sequence {
+    if integrity.digest != nil || request.signedHead != nil {
       // From `<log>.tree` when there is one, caught up in memory: the report writes its page
       // and nothing beside the log.
       let tree = try LogTree.open(reader, saving: false)
-      integrity.treeHead = TreeHead(size: size, root: try tree.root(size: size))
+      if let size = integrity.digest?.sequence {
+        integrity.treeHead = TreeHead(size: size, root: try tree.root(size: size))
+      }
+      if let head = request.signedHead {
+        integrity.noteCheck = try Self.check(head, against: tree)
+      }
     }
     integrity.quarantined = Quarantine.entries(forLog: reader.path)
     integrity.checkpointCount = replayer.checkpoints?.entries().count ?? 0
@@ -92,6 +97,26 @@ extension AuditReport {
       pointSequence: point.lastFoldedSequence, pointTime: scan.pointTime,
       timeline: scan.timeline(limits: request.limits), changes: changes,
       changesLeftOut: leftOut, changeEventsLeftOut: eventsLeftOut, integrity: integrity)
+  }
+
+  /// Whether the log's tree at the head's size has the head's root, in `replay verify
+  /// --note`'s words.
+  static func check(_ head: SignedHead, against tree: LogTree) throws -> NoteCheck {
+    var check = NoteCheck(head: head, logSize: tree.size, problem: nil)
+    if tree.size < head.size {
+      check.problem =
+        "the log has \(tree.size) events, fewer than the \(head.size) the note signs: events "
+        + "after seq \(tree.size) were cut off (or the note is of another log)"
+    } else {
+      let root = try tree.root(size: head.size)
+      if root != head.root {
+        check.problem =
+          "the log's first \(head.size) events have root \(SHA256.hex(root)), the note signs "
+          + "\(SHA256.hex(head.root)): a line among them was changed, removed, reordered or "
+          + "replaced since the note was signed (or the note is of another log)"
+      }
+    }
+    return check
   }
 
   /// Where the digest's hashing can start: the end of the newest checkpoint at or before the

@@ -118,6 +118,20 @@ extension AuditReport {
       page.raw("</code> (size and RFC 9162 root; sign it with ")
       page.raw("<code>replay head --at \(head.size) --sign</code>)</dd>")
     }
+    if let check = integrity.noteCheck {
+      page.element("dt", "", "Signed note")
+      page.raw(check.problem == nil ? "<dd>" : "<dd class=\"bad\">")
+      page.text("size \(check.head.size), root ")
+      page.raw("<code class=\"digest\">")
+      page.text(SHA256.hex(check.head.root))
+      page.raw("</code>")
+      page.text(", signed by '\(check.head.signer)' (\(check.head.origin)): ")
+      page.text(
+        check.problem.map { "does not verify: " + $0 }
+          ?? "verifies: the log's first \(check.head.size) events have this root, and the log "
+          + "(\(check.logSize) events) extends it")
+      page.raw("</dd>")
+    }
     page.element("dt", "", "Log size")
     page.element("dd", "", "\(HTMLText.count(Int(integrity.byteCount))) bytes")
     page.element("dt", "", "Checkpoints")

@@ -44,17 +44,51 @@ package struct AuditReport: Sendable {
     /// Whether to run `replay verify`'s whole check (every line, version gaps, duplicate ids,
     /// every checkpoint's prefix re-hashed) and show its verdict: one more pass with SHA-256.
     public var verifies: Bool
+    /// A signed tree head to check the log against (its signature already checked by the
+    /// caller): the page says whether the log's first `size` events have its root.
+    public var signedHead: SignedHead?
 
     public init(
       point: ReplayPoint = .end, from: ReportBound? = nil, to: ReportBound? = nil,
-      limits: Limits = Limits(), verifies: Bool = false
+      limits: Limits = Limits(), verifies: Bool = false, signedHead: SignedHead? = nil
     ) {
       self.point = point
       self.from = from
       self.to = to
       self.limits = limits
       self.verifies = verifies
+      self.signedHead = signedHead
     }
+  }
+
+  /// A tree head from a signed note (`replay head --sign`), whose signature was checked.
+  public struct SignedHead: Sendable, Equatable {
+    /// The name of the key that signed it.
+    public var signer: String
+    /// The note's origin line.
+    public var origin: String
+    /// Events covered.
+    public var size: Int64
+    /// The signed root: 32 bytes.
+    public var root: [UInt8]
+
+    public init(signer: String, origin: String, size: Int64, root: [UInt8]) {
+      self.signer = signer
+      self.origin = origin
+      self.size = size
+      self.root = root
+    }
+  }
+
+  /// What the log says of a signed head: `problem` is nil when the log's first `head.size`
+  /// events have the signed root (so the log is, or extends, the log that was signed).
+  public struct NoteCheck: Sendable, Equatable {
+    /// The head checked.
+    public var head: SignedHead
+    /// The log's events when checked.
+    public var logSize: Int64
+    /// What does not match, or nil when the head verifies.
+    public var problem: String?
   }
 
   /// How much of each part the page holds; what is beyond is counted and said on the page.
@@ -141,6 +175,8 @@ package struct AuditReport: Sendable {
     public var warnings: [String] = []
     /// `replay verify`'s report, when the request asked for it.
     public var verification: LogVerifier.Report?
+    /// The signed head's check, when the request gave one.
+    public var noteCheck: NoteCheck?
 
     public init() {}
   }

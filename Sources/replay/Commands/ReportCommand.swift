@@ -33,9 +33,9 @@ enum ReportCommand {
       log, with a rate and an estimate of the time left.
       """,
     options: ReadOptions.point + [
-      from, to, output, verify, CommonOptions.log,
+      from, to, output, verify, note, key, CommonOptions.log,
       CommonOptions.json.withHelp(
-        "Print what was written as JSON: {\"seq\", \"window\": {\"firstSeq\", \"lastSeq\", \"events\"}, \"entitiesChanged\", \"output\", \"bytes\"}."
+        "Print what was written as JSON: {\"seq\", \"window\": {\"firstSeq\", \"lastSeq\", \"events\"}, \"entitiesChanged\", \"output\", \"bytes\"}, and \"noteVerifies\" with --note."
       ),
     ],
     run: run)
@@ -54,13 +54,31 @@ enum ReportCommand {
     ["--verify"], help: "Also run 'replay verify' (one more pass) and show its verdict on the page."
   )
 
+  static let note = CheckCommand.note.withHelp(
+    "Also check the log against a signed tree head ('replay head --sign') and show the verdict "
+      + "on the page.")
+  static let key = CheckCommand.key.withHelp(
+    "The key the --note must be signed with (or a file holding it).")
+
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let output = invocation.requiredValue(ReportCommand.output)
     // Refused before the report is built: the log's own files are never its output.
     try LogFiles(logPath: invocation.logPath).refuseAsOutput(output)
+    var signedHead: AuditReport.SignedHead?
+    switch (invocation[note], invocation[key]) {
+    case (nil, nil): break
+    case (let note?, let key?):
+      // A note whose signature does not check is refused before anything is written.
+      let verifier = try CheckCommand.readVerifier(key)
+      let head = try CheckCommand.openNote(note, verifier: verifier)
+      signedHead = AuditReport.SignedHead(
+        signer: verifier.name, origin: head.origin, size: head.size, root: head.root)
+    default:
+      throw UsageError("'--note <file>' and '--key <verifier key>' go together: give both")
+    }
     let request = AuditReport.Request(
       point: try invocation.replayPoint(), from: try invocation[from]?.bound,
-      to: try invocation[to]?.bound, verifies: invocation[verify])
+      to: try invocation[to]?.bound, verifies: invocation[verify], signedHead: signedHead)
     let progress = ProgressLine.forStandardError(invocation.terminal)
     defer { progress?.finish() }
     var replayer = invocation.replayer
@@ -69,6 +87,9 @@ enum ReportCommand {
     progress?.finish()
     let bytes = Array(report.html().utf8)
     try AtomicFile.write(bytes, to: output, protecting: invocation.logPath)
+    if let problem = report.integrity.noteCheck?.problem {
+      invocation.terminal.writeError("warning: the signed note does not verify: \(problem)\n")
+    }
     if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()
@@ -81,6 +102,9 @@ enum ReportCommand {
       writer.member("entitiesChanged", report.changes.count)
       writer.member("output", output)
       writer.member("bytes", bytes.count)
+      if let check = report.integrity.noteCheck {
+        writer.member("noteVerifies", check.problem == nil)
+      }
       writer.endObject()
       invocation.terminal.write(bytes: writer.line)
       return .success

@@ -240,6 +240,47 @@ import Testing
     }
   }
 
+  /// Issue 36 item 8: the report shows whether a given note verifies.
+  @Test func theReportSaysWhetherASignedNoteVerifies() throws {
+    try withTemporaryDirectory { directory in
+      let signed = try Self.signed(in: directory)
+      let page = directory + "/report.html"
+      let report = ["report", "--log", signed.log, "--output", page]
+      let ok = try ReplayProcess.run(
+        report + ["--note", signed.note, "--key", signed.verifier, "--json"])
+      #expect(ok.status == 0, "\(ok.error)")
+      #expect(ok.output.contains(#""noteVerifies":true"#))
+      let verified = String(decoding: fileBytes(page), as: UTF8.self)
+      #expect(verified.contains("Signed note"))
+      #expect(verified.contains("147 events have this root"))
+      #expect(!verified.contains("does not verify"))
+
+      // Signed by another key: refused before anything is written.
+      try FileManager.default.removeItem(atPath: page)
+      let other = directory + "/other.key"
+      let otherKey = try ReplayProcess.run(["keygen", "--name", "other.example", "--output", other])
+      let forged = try ReplayProcess.run(
+        report + [
+          "--note", signed.note, "--key", otherKey.output.trimmingCharacters(in: .newlines),
+        ])
+      #expect(forged.status == 74, "\(forged.error)")
+      #expect(!FileManager.default.fileExists(atPath: page))
+      let alone = try ReplayProcess.run(report + ["--note", signed.note])
+      #expect(alone.status == 64)
+      #expect(alone.error.contains("go together"))
+
+      // The log cut by its last line: the page and stderr say the note does not verify.
+      try Self.write(Array(Self.lines(signed.log).dropLast()), to: signed.log)
+      let cut = try ReplayProcess.run(
+        report + ["--note", signed.note, "--key", signed.verifier, "--json"])
+      #expect(cut.status == 0, "\(cut.error)")
+      #expect(cut.output.contains(#""noteVerifies":false"#))
+      #expect(cut.error.contains("the signed note does not verify: the log has 146 events"))
+      let refuted = String(decoding: fileBytes(page), as: UTF8.self)
+      #expect(refuted.contains("does not verify: the log has 146 events, fewer than the 147"))
+    }
+  }
+
   @Test func keygenNeverOverwritesAndUsageErrorsAre64() throws {
     try withTemporaryDirectory { directory in
       let key = directory + "/k"
