@@ -80,7 +80,7 @@ extension AuditReport {
         integrity.treeHead = TreeHead(size: size, root: try tree.root(size: size))
       }
       if let head = request.signedHead {
-        integrity.noteCheck = try Self.check(head, against: tree)
+        integrity.noteCheck = try Self.check(head, signedBy: request.signedBy, against: tree)
       }
     }
     integrity.quarantined = Quarantine.entries(forLog: reader.path)
@@ -101,8 +101,10 @@ extension AuditReport {
 
   /// Whether the log's tree at the head's size has the head's root, in `replay verify
   /// --note`'s words.
-  static func check(_ head: SignedHead, against tree: LogTree) throws -> NoteCheck {
-    var check = NoteCheck(head: head, logSize: tree.size, problem: nil)
+  static func check(_ head: TreeHead, signedBy: String, against tree: LogTree) throws
+    -> NoteCheck
+  {
+    var check = NoteCheck(head: head, signedBy: signedBy, logSize: tree.size, problem: nil)
     if tree.size < head.size {
       check.problem =
         "the log has \(tree.size) events, fewer than the \(head.size) the note signs: events "

@@ -125,7 +125,7 @@ extension AuditReport {
       page.raw("<code class=\"digest\">")
       page.text(SHA256.hex(check.head.root))
       page.raw("</code>")
-      page.text(", signed by '\(check.head.signer)' (\(check.head.origin)): ")
+      page.text(", signed by \(check.signedBy): ")
       page.text(
         check.problem.map { "does not verify: " + $0 }
           ?? "verifies: the log's first \(check.head.size) events have this root, and the log "

@@ -44,39 +44,21 @@ package struct AuditReport: Sendable {
     /// Whether to run `replay verify`'s whole check (every line, version gaps, duplicate ids,
     /// every checkpoint's prefix re-hashed) and show its verdict: one more pass with SHA-256.
     public var verifies: Bool
-    /// A signed tree head to check the log against (its signature already checked by the
-    /// caller): the page says whether the log's first `size` events have its root.
-    public var signedHead: SignedHead?
+    /// A signed tree head to check the log against (its note's signature already checked by
+    /// the caller): the page says whether the log's first `size` events have its root.
+    public var signedHead: TreeHead?
+    /// Who signed `signedHead`, as the page names them (the key's name, the note's origin).
+    public var signedBy = ""
 
     public init(
       point: ReplayPoint = .end, from: ReportBound? = nil, to: ReportBound? = nil,
-      limits: Limits = Limits(), verifies: Bool = false, signedHead: SignedHead? = nil
+      limits: Limits = Limits(), verifies: Bool = false
     ) {
       self.point = point
       self.from = from
       self.to = to
       self.limits = limits
       self.verifies = verifies
-      self.signedHead = signedHead
-    }
-  }
-
-  /// A tree head from a signed note (`replay head --sign`), whose signature was checked.
-  public struct SignedHead: Sendable, Equatable {
-    /// The name of the key that signed it.
-    public var signer: String
-    /// The note's origin line.
-    public var origin: String
-    /// Events covered.
-    public var size: Int64
-    /// The signed root: 32 bytes.
-    public var root: [UInt8]
-
-    public init(signer: String, origin: String, size: Int64, root: [UInt8]) {
-      self.signer = signer
-      self.origin = origin
-      self.size = size
-      self.root = root
     }
   }
 
@@ -84,7 +66,9 @@ package struct AuditReport: Sendable {
   /// events have the signed root (so the log is, or extends, the log that was signed).
   public struct NoteCheck: Sendable, Equatable {
     /// The head checked.
-    public var head: SignedHead
+    public var head: TreeHead
+    /// Who signed it (`Request.signedBy`).
+    public var signedBy: String
     /// The log's events when checked.
     public var logSize: Int64
     /// What does not match, or nil when the head verifies.

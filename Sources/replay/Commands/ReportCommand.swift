@@ -64,21 +64,20 @@ enum ReportCommand {
     let output = invocation.requiredValue(ReportCommand.output)
     // Refused before the report is built: the log's own files are never its output.
     try LogFiles(logPath: invocation.logPath).refuseAsOutput(output)
-    var signedHead: AuditReport.SignedHead?
+    var request = AuditReport.Request(
+      point: try invocation.replayPoint(), from: try invocation[from]?.bound,
+      to: try invocation[to]?.bound, verifies: invocation[verify])
     switch (invocation[note], invocation[key]) {
     case (nil, nil): break
     case (let note?, let key?):
       // A note whose signature does not check is refused before anything is written.
       let verifier = try CheckCommand.readVerifier(key)
       let head = try CheckCommand.openNote(note, verifier: verifier)
-      signedHead = AuditReport.SignedHead(
-        signer: verifier.name, origin: head.origin, size: head.size, root: head.root)
+      request.signedHead = AuditReport.TreeHead(size: head.size, root: head.root)
+      request.signedBy = "'\(verifier.name)' (\(head.origin))"
     default:
       throw UsageError("'--note <file>' and '--key <verifier key>' go together: give both")
     }
-    let request = AuditReport.Request(
-      point: try invocation.replayPoint(), from: try invocation[from]?.bound,
-      to: try invocation[to]?.bound, verifies: invocation[verify], signedHead: signedHead)
     let progress = ProgressLine.forStandardError(invocation.terminal)
     defer { progress?.finish() }
     var replayer = invocation.replayer
