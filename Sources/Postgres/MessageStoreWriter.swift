@@ -30,7 +30,7 @@ package final class MessageStoreWriter {
   package let url: String
   /// The clock, the id generator and the lock timeout, as for a file.
   package let configuration: EventLog.Configuration
-  private let connection: PostgresConnection
+  let connection: PostgresConnection
   /// The keys of `replay_keys`, once read (for the domain events of sealed contacts).
   private var keys: [KeyStore.KeyID: KeyStore.Lookup]?
 
@@ -173,7 +173,7 @@ package final class MessageStoreWriter {
   }
 
   /// `values` as a JSON array of strings: a parameter `jsonb_array_elements_text` unpacks.
-  private static func jsonArray(_ values: [String]) -> String {
+  static func jsonArray(_ values: [String]) -> String {
     var writer = JSONWriter(capacity: 64 * values.count)
     writer.beginArray()
     for value in values { writer.string(value) }

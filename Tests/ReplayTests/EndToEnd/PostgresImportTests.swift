@@ -1,0 +1,110 @@
+import Foundation
+import ReplayTestSupport
+import Testing
+
+/// `replay import … --log postgresql://…`: the import plans on the database's streams with the
+/// same rules and writes the same lines as into a file, in one transaction; a re-import appends
+/// nothing; `--dry-run` and refused imports write nothing.
+@Suite(.enabled(if: PostgresTestServer.isAvailable, "no initdb/pg_ctl here: skipped"))
+struct PostgresImportTests {
+  /// The sources every kind but contacts (sealed through the database: PostgresContactsTests).
+  private let sources: [(kind: String, file: String)] = [
+    ("observations", "field-observations.json"),
+    ("states", "states-zipcodes.readme-example.plist"),
+    ("zoo", "taipei-zoo-animals.json"),
+    ("locations", "acmeaom-locations.json"),
+  ]
+
+  private let environment = ["REPLAY_CLOCK": "2026-11-27T12:00:00Z"]
+
+  /// Every row's `metadata.line`, in `global_position` order, each with its `\n`.
+  private func lines(_ server: PostgresTestServer) throws -> String {
+    let rows = try server.psql(
+      "SELECT metadata->>'line' FROM message_store.messages ORDER BY global_position")
+    return rows.split(separator: "\n").map { $0 + "\n" }.joined()
+  }
+
+  @Test func importingIntoTheDatabaseWritesWhatTheFileGets() throws {
+    try withTemporaryDirectory { directory in
+      let server = try PostgresTestServer()
+      defer { try? server.stop(removing: true) }
+      let url = server.url()
+      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
+      let file = directory + "/events.jsonl"
+      // Twice: the second import of each source appends nothing, on both.
+      for _ in 0..<2 {
+        for source in sources {
+          let arguments = ["import", source.kind, RepositoryFiles.seedDataPath(source.file)]
+          let onFile = try ReplayProcess.run(
+            arguments + ["--log", file], environment: environment)
+          let onDatabase = try ReplayProcess.run(
+            arguments + ["--log", url], environment: environment)
+          #expect(onFile.status == 0, "\(source.kind): \(onFile.error)")
+          #expect(onDatabase.status == 0, "\(source.kind): \(onDatabase.error)")
+          #expect(onDatabase.output == onFile.output, "\(source.kind)")
+        }
+      }
+      #expect(try lines(server) == (try String(contentsOfFile: file, encoding: .utf8)))
+      let fromFile = try ReplayProcess.run(["state", "--json", "--log", file])
+      let fromDatabase = try ReplayProcess.run(["state", "--json", "--log", url])
+      #expect(fromDatabase.status == 0 && fromDatabase.output == fromFile.output)
+
+      // A changed source: the change only, decided on the database's own streams.
+      let changed = directory + "/observations.json"
+      let json =
+        try JSONSerialization.jsonObject(
+          with: Data(RepositoryFiles.seedData("field-observations.json"))) as? [String: Any]
+      var observations = json?["observations"] as? [[String: Any]] ?? []
+      #expect(!observations.isEmpty)
+      observations[0]["description"] = "seen again, closer"
+      let data = try JSONSerialization.data(
+        withJSONObject: ["status": json?["status"] ?? "ok", "observations": observations])
+      try data.write(to: URL(fileURLWithPath: changed))
+      let onFile = try ReplayProcess.run(
+        ["import", "observations", changed, "--log", file, "--json"], environment: environment)
+      let onDatabase = try ReplayProcess.run(
+        ["import", "observations", changed, "--log", url, "--json"], environment: environment)
+      #expect(onFile.status == 0 && onDatabase.status == 0, "\(onDatabase.error)")
+      #expect(onDatabase.output == onFile.output)
+      #expect(try lines(server) == (try String(contentsOfFile: file, encoding: .utf8)))
+    }
+  }
+
+  @Test func aDryRunAndARefusedImportWriteNothing() throws {
+    try withTemporaryDirectory { directory in
+      let server = try PostgresTestServer()
+      defer { try? server.stop(removing: true) }
+      let url = server.url()
+      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
+      let zoo = RepositoryFiles.seedDataPath("taipei-zoo-animals.json")
+      let file = directory + "/events.jsonl"
+      let dryFile = try ReplayProcess.run(
+        ["import", "zoo", zoo, "--dry-run", "--log", file], environment: environment)
+      let dryDatabase = try ReplayProcess.run(
+        ["import", "zoo", zoo, "--dry-run", "--log", url], environment: environment)
+      #expect(dryDatabase.status == 0, "\(dryDatabase.error)")
+      #expect(dryDatabase.output == dryFile.output)
+      #expect(
+        try server.psql("SELECT count(*) FROM message_store.messages").trimmingCharacters(
+          in: .whitespacesAndNewlines) == "0")
+
+      // A write is one transaction: --chunk-size means nothing there.
+      let chunked = try ReplayProcess.run(
+        ["import", "zoo", zoo, "--chunk-size", "10", "--log", url], environment: environment)
+      #expect(chunked.status == 64)
+      #expect(chunked.error.contains("'--chunk-size' does not apply to a log kept in PostgreSQL"))
+
+      // A source with a bad record, without --skip-invalid: refused, nothing written.
+      let bad = directory + "/bad.json"
+      try
+        #"{"status":"ok","observations":[{"classification":"bird","title":"","description":"x","date":"2026-11-01 10:00"}]}"#
+        .write(toFile: bad, atomically: true, encoding: .utf8)
+      let refused = try ReplayProcess.run(
+        ["import", "observations", bad, "--log", url], environment: environment)
+      #expect(refused.status == 65, "\(refused.error)")
+      #expect(
+        try server.psql("SELECT count(*) FROM message_store.messages").trimmingCharacters(
+          in: .whitespacesAndNewlines) == "0")
+    }
+  }
+}
