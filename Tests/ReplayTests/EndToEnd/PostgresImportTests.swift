@@ -48,6 +48,21 @@ struct PostgresImportTests {
       let fromFile = try ReplayProcess.run(["state", "--json", "--log", file])
       let fromDatabase = try ReplayProcess.run(["state", "--json", "--log", url])
       #expect(fromDatabase.status == 0 && fromDatabase.output == fromFile.output)
+      // `rebuild` folds the database as `state` does: the same seq and entities.
+      let rebuilt = try ReplayProcess.run(["rebuild", "--json", "--log", url])
+      let rebuiltFile = try ReplayProcess.run(["rebuild", "--json", "--log", file])
+      #expect(rebuilt.status == 0, "\(rebuilt.error)")
+      let summary = { (output: String) -> [String]? in
+        guard
+          let object = try? JSONSerialization.jsonObject(with: Data(output.utf8))
+            as? [String: Any]
+        else { return nil }
+        let entities = (object["entities"] as? [String: Int] ?? [:]).sorted { $0.key < $1.key }
+        return ["\(object["seq"] ?? "none")", "\(object["eventsRead"] ?? "none")"]
+          + entities.map { "\($0.key) \($0.value)" }
+      }
+      #expect(summary(rebuilt.output) != nil)
+      #expect(summary(rebuilt.output) == summary(rebuiltFile.output), "\(rebuilt.output)")
 
       // A changed source: the change only, decided on the database's own streams.
       let changed = directory + "/observations.json"
