@@ -1,5 +1,6 @@
 import Foundation
 import ReplayTestSupport
+import Synchronization
 import Testing
 
 /// `replay import … --log postgresql://…`: the import plans on the database's streams with the
@@ -82,6 +83,34 @@ struct PostgresImportTests {
       #expect(onFile.status == 0 && onDatabase.status == 0, "\(onDatabase.error)")
       #expect(onDatabase.output == onFile.output)
       #expect(try lines(server) == (try String(contentsOfFile: file, encoding: .utf8)))
+    }
+  }
+
+  /// Three imports of one source race into the database: each plans on what it read and
+  /// expects those versions; the losers plan again and find nothing to add (the ids are the
+  /// source's), so the table holds one import's lines, whatever the order.
+  @Test func racingImportsAddTheSourceOnce() throws {
+    try withTemporaryDirectory { directory in
+      let server = try PostgresTestServer()
+      defer { try? server.stop(removing: true) }
+      let url = server.url()
+      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
+      let zoo = RepositoryFiles.seedDataPath("taipei-zoo-animals.json")
+      let statuses = Mutex<[Int32]>([])
+      DispatchQueue.concurrentPerform(iterations: 3) { _ in
+        let result = try? ReplayProcess.run(
+          ["import", "zoo", zoo, "--log", url, "--lock-timeout", "60"], environment: environment)
+        statuses.withLock { $0.append(result?.status ?? -1) }
+      }
+      #expect(statuses.withLock { $0 } == [0, 0, 0])
+      let file = directory + "/events.jsonl"
+      let single = try ReplayProcess.run(
+        ["import", "zoo", zoo, "--log", file], environment: environment)
+      #expect(single.status == 0)
+      // The clock is fixed: the winner's lines are the file's, byte for byte.
+      #expect(try lines(server) == (try String(contentsOfFile: file, encoding: .utf8)))
+      let verified = try ReplayProcess.run(["verify", "--log", url])
+      #expect(verified.status == 0, "\(verified.output) \(verified.error)")
     }
   }
 
