@@ -71,13 +71,24 @@ protocol ImportDecider: Decider {
   static func isRemoved(_ state: State) -> Bool
 }
 
+/// A domain state that records whether a user removed the entity.
+protocol RemovableState {
+  var isRemoved: Bool { get }
+}
+
+extension ObservationDecider.State: RemovableState {}
+extension ZooDecider.State: RemovableState {}
+extension LocationDecider.State: RemovableState {}
+
+extension ImportDecider where State: RemovableState {
+  static func isRemoved(_ state: State) -> Bool { state.isRemoved }
+}
+
 extension ObservationDecider: ImportDecider {
   static func command(from command: RecordCommand, includeErased: Bool) -> ObservationCommand? {
     if case .observation(let command) = command { return command }
     return nil
   }
-
-  static func isRemoved(_ state: State) -> Bool { state.isRemoved }
 }
 
 extension USStateDecider: ImportDecider {
@@ -95,8 +106,6 @@ extension ZooDecider: ImportDecider {
     if case .animal(let command) = command { return command }
     return nil
   }
-
-  static func isRemoved(_ state: State) -> Bool { state.isRemoved }
 }
 
 extension LocationDecider: ImportDecider {
@@ -104,8 +113,6 @@ extension LocationDecider: ImportDecider {
     if case .location(let command) = command { return command }
     return nil
   }
-
-  static func isRemoved(_ state: State) -> Bool { state.isRemoved }
 }
 
 extension ContactDecider: ImportDecider {

@@ -46,11 +46,16 @@ extension LogTree {
       _ base: UnsafePointer<UInt8>, length: Int, sequence: Int64, offset: Int64
     ) {
       if (sequence - 1) % TreeFile.tileWidth == 0 { tileStarts.append(offset) }
+      let line = UnsafeRawBufferPointer(start: base, count: length)
       var digest: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
       withUnsafeMutableBytes(of: &digest) { output in
-        SHA256.hash(
-          prefix: 0, UnsafeRawBufferPointer(start: base, count: length),
-          into: output.baseAddress.unsafelyUnwrapped)
+        // A 32-byte value always has an address; were it ever without one, the allocating
+        // hash gives the same leaf.
+        guard let address = output.baseAddress else {
+          hashes.append(contentsOf: SHA256.hash(prefix: 0, line))
+          return
+        }
+        SHA256.hash(prefix: 0, line, into: address)
         hashes.append(contentsOf: output)
       }
     }

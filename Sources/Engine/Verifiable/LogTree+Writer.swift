@@ -65,19 +65,27 @@ extension LogTree.LeafRun {
       let oldCount = hashes.count
       let firstIndex = firstSequence - 1 + count
       hashes.append(contentsOf: repeatElement(0, count: room * hashByteCount))
-      let done = withUnsafeTemporaryAllocation(
+      let hashed = withUnsafeTemporaryAllocation(
         of: Int64.self, capacity: room / Int(TreeFile.tileWidth) + 1
-      ) { starts in
-        let done = hashes.withUnsafeMutableBytes { output in
-          SHA256.leafHashes(
-            of: remaining, firstIndex: firstIndex,
-            tileWidth: TreeFile.tileWidth, into: output.baseAddress.unsafelyUnwrapped + oldCount,
-            capacity: room, tileStarts: starts.baseAddress.unsafelyUnwrapped)
+      ) { starts -> SHA256.LeafHashCount? in
+        let hashed = hashes.withUnsafeMutableBytes { output -> SHA256.LeafHashCount? in
+          // Both buffers hold at least one element, so both have an address; were one ever
+          // without, the lines from here on are left unhashed (below).
+          guard let digests = output.baseAddress, let starts = starts.baseAddress else {
+            return nil
+          }
+          return SHA256.leafHashes(
+            of: remaining, firstIndex: firstIndex, tileWidth: TreeFile.tileWidth,
+            into: digests + oldCount, capacity: room, tileStarts: starts)
         }
-        for start in starts[..<done.tileStarts] {
+        for start in starts[..<(hashed?.tileStarts ?? 0)] {
           tileStarts.append(endOffset + Int64(position) + start)
         }
-        return done
+        return hashed
+      }
+      guard let done = hashed else {
+        hashes.removeLast(room * hashByteCount)
+        break
       }
       hashes.removeLast((room - done.lines) * hashByteCount)
       position += done.consumedBytes
@@ -85,8 +93,8 @@ extension LogTree.LeafRun {
     }
     endOffset += Int64(position)
     if position < lines.count {
-      // Not whole lines (never from a writer): the run no longer ends where the log does,
-      // so `extend` reads the log instead.
+      // Not whole lines (never from a writer), or lines left unhashed: the run no longer ends
+      // where the log does, so `extend` reads the log instead.
       stoppedAtBadLine = true
       endOffset = -1
     }

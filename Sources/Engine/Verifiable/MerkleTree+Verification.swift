@@ -14,30 +14,12 @@ extension MerkleTree {
       throw .mismatch(
         problem: "inclusion proof: leaf index \(index) is outside a tree of \(size) leaves")
     }
-    var (indexBits, lastBits) = (index, size - 1)
     var computed = leafHash
-    for sibling in path {
-      guard lastBits != 0 else {
-        throw .mismatch(
-          problem: "inclusion proof: \(path.count) hashes, more than a tree of \(size) leaves "
-            + "needs for leaf \(index)")
-      }
-      if indexBits & 1 == 1 || indexBits == lastBits {
-        computed = nodeHash(sibling, computed)
-        while indexBits & 1 == 0 && indexBits != 0 {
-          indexBits >>= 1
-          lastBits >>= 1
-        }
-      } else {
-        computed = nodeHash(computed, sibling)
-      }
-      indexBits >>= 1
-      lastBits >>= 1
-    }
-    guard lastBits == 0 else {
-      throw .mismatch(
-        problem: "inclusion proof: \(path.count) hashes, fewer than a tree of \(size) leaves "
-          + "needs for leaf \(index)")
+    try climb(
+      path, from: index, last: size - 1, proof: "inclusion proof", hashCount: path.count,
+      needs: "a tree of \(size) leaves needs for leaf \(index)"
+    ) { sibling, isLeft in
+      computed = isLeft ? nodeHash(sibling, computed) : nodeHash(computed, sibling)
     }
     guard computed == root else {
       throw .mismatch(
@@ -89,39 +71,59 @@ extension MerkleTree {
       newBits >>= 1
     }
     var (oldComputed, newComputed) = (hashes[0], hashes[0])
-    for hash in hashes.dropFirst() {
-      guard newBits != 0 else {
-        throw .mismatch(
-          problem: "consistency proof: \(path.count) hashes, more than size \(oldSize) to "
-            + "\(newSize) needs")
+    // The old tree's root is on the path's left siblings alone; the new tree's on all of them.
+    try climb(
+      hashes.dropFirst(), from: oldBits, last: newBits, proof: "consistency proof",
+      hashCount: path.count, needs: "size \(oldSize) to \(newSize) needs"
+    ) { hash, isLeft in
+      if isLeft { oldComputed = nodeHash(hash, oldComputed) }
+      newComputed = isLeft ? nodeHash(hash, newComputed) : nodeHash(newComputed, hash)
+    }
+    try requireRoot(oldComputed, equals: oldRoot, size: oldSize, which: "old")
+    try requireRoot(newComputed, equals: newRoot, size: newSize, which: "new")
+  }
+
+  /// Throws unless the root a consistency proof's path leads to for `size` is `root`, the
+  /// `which` ("old" or "new") tree's.
+  private static func requireRoot(
+    _ computed: [UInt8], equals root: [UInt8], size: Int64, which: String
+  ) throws(TreeError) {
+    guard computed == root else {
+      throw .mismatch(
+        problem: "consistency proof: the path leads to root \(SHA256.hex(computed)) for "
+          + "size \(size), not to the \(which) root \(SHA256.hex(root))")
+    }
+  }
+
+  /// Walks an audit path up the tree from node `node` of a level whose last node is `last`
+  /// (RFC 9162's `fn` and `sn`, shared by both checks): `combine` gets each hash and whether
+  /// it is the left sibling, and the levels where the node has no sibling are skipped.
+  /// - Throws: `TreeError.mismatch` when the path has more hashes than the tree has levels
+  ///   above the node, or too few to reach the root: "<proof>: <hashCount> hashes, more than
+  ///   <needs>".
+  private static func climb(
+    _ path: some Sequence<[UInt8]>, from node: Int64, last: Int64, proof: String,
+    hashCount: Int, needs: @autoclosure () -> String,
+    combine: (_ hash: [UInt8], _ isLeft: Bool) -> Void
+  ) throws(TreeError) {
+    var (node, last) = (node, last)
+    for hash in path {
+      guard last != 0 else {
+        throw .mismatch(problem: "\(proof): \(hashCount) hashes, more than \(needs())")
       }
-      if oldBits & 1 == 1 || oldBits == newBits {
-        oldComputed = nodeHash(hash, oldComputed)
-        newComputed = nodeHash(hash, newComputed)
-        while oldBits & 1 == 0 && oldBits != 0 {
-          oldBits >>= 1
-          newBits >>= 1
+      let isLeft = node & 1 == 1 || node == last
+      combine(hash, isLeft)
+      if isLeft {
+        while node & 1 == 0 && node != 0 {
+          node >>= 1
+          last >>= 1
         }
-      } else {
-        newComputed = nodeHash(newComputed, hash)
       }
-      oldBits >>= 1
-      newBits >>= 1
+      node >>= 1
+      last >>= 1
     }
-    guard newBits == 0 else {
-      throw .mismatch(
-        problem: "consistency proof: \(path.count) hashes, fewer than size \(oldSize) to "
-          + "\(newSize) needs")
-    }
-    guard oldComputed == oldRoot else {
-      throw .mismatch(
-        problem: "consistency proof: the path leads to root \(SHA256.hex(oldComputed)) for "
-          + "size \(oldSize), not to the old root \(SHA256.hex(oldRoot))")
-    }
-    guard newComputed == newRoot else {
-      throw .mismatch(
-        problem: "consistency proof: the path leads to root \(SHA256.hex(newComputed)) for "
-          + "size \(newSize), not to the new root \(SHA256.hex(newRoot))")
+    guard last == 0 else {
+      throw .mismatch(problem: "\(proof): \(hashCount) hashes, fewer than \(needs())")
     }
   }
 

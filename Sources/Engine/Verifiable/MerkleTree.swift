@@ -128,15 +128,27 @@ extension MerkleTree {
     guard count > 1 else { return Array(hashes) }
     var width = count / 2
     var level = [UInt8](repeating: 0, count: width * hashByteCount)
-    level.withUnsafeMutableBytes { output in
-      let base = output.baseAddress.unsafelyUnwrapped
-      SHA256.nodeHashes(hashes.baseAddress.unsafelyUnwrapped, count: width, into: base)
+    let hashed = level.withUnsafeMutableBytes { output in
+      // Neither buffer is empty, so both have an address; were one ever without, the pairs
+      // are hashed one at a time below.
+      guard let base = output.baseAddress, let children = hashes.baseAddress else { return false }
+      SHA256.nodeHashes(children, count: width, into: base)
       // Node `index` of the next level lands on bytes `32 * index`, which node `index` of this
       // level has already read (`nodeHashes` reads a pair's children before writing it).
       while width > 1 {
         width /= 2
         SHA256.nodeHashes(base, count: width, into: base)
       }
+      return true
+    }
+    guard hashed else {
+      var nodes = stride(from: 0, to: hashes.count, by: hashByteCount).map {
+        Array(hashes[$0..<$0 + hashByteCount])
+      }
+      while nodes.count > 1 {
+        nodes = stride(from: 0, to: nodes.count, by: 2).map { nodeHash(nodes[$0], nodes[$0 + 1]) }
+      }
+      return nodes[0]
     }
     return Array(level[0..<hashByteCount])
   }

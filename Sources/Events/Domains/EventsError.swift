@@ -122,19 +122,22 @@ public enum EventsError: Error, Sendable, Equatable, CustomStringConvertible {
       return "\(kind.rawValue) '\(id)' was removed; a removed \(kind.rawValue) cannot be changed"
     case .zipCodeAlreadyInState(let state, let zipCode, let replacing):
       if let replacing {
-        return
-          "cannot change zip code '\(replacing)' to '\(zipCode)' in state '\(state)': the state "
-          + "already has '\(zipCode)'"
+        return Self.refusedChange(of: replacing, to: zipCode, in: state, "already has '\(zipCode)'")
       }
       return "state '\(state)' already has zip code '\(zipCode)'; a zip code appears once per state"
     case .zipCodeNotInState(let state, let zipCode, let replacement):
       if let replacement {
-        return
-          "cannot change zip code '\(zipCode)' to '\(replacement)' in state '\(state)': the state "
-          + "has no '\(zipCode)'"
+        return Self.refusedChange(of: zipCode, to: replacement, in: state, "has no '\(zipCode)'")
       }
       return "state '\(state)' has no zip code '\(zipCode)'"
     }
+  }
+
+  /// Why `modifyZipCode` from `old` to `new` in `state` is refused: the state `problem`.
+  private static func refusedChange(
+    of old: String, to new: String, in state: String, _ problem: String
+  ) -> String {
+    "cannot change zip code '\(old)' to '\(new)' in state '\(state)': the state \(problem)"
   }
 }
 

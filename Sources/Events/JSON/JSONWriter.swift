@@ -38,31 +38,32 @@ public struct JSONWriter: Sendable {
 
   /// Writes `{`.
   @inlinable
-  public mutating func beginObject() {
-    beginValue()
-    bytes.append(0x7B)
-    needsComma = false
-  }
+  public mutating func beginObject() { begin(0x7B) }
 
   /// Writes `}`.
   @inlinable
-  public mutating func endObject() {
-    bytes.append(0x7D)
-    needsComma = true
-  }
+  public mutating func endObject() { end(0x7D) }
 
   /// Writes `[`.
   @inlinable
-  public mutating func beginArray() {
-    beginValue()
-    bytes.append(0x5B)
-    needsComma = false
-  }
+  public mutating func beginArray() { begin(0x5B) }
 
   /// Writes `]`.
   @inlinable
-  public mutating func endArray() {
-    bytes.append(0x5D)
+  public mutating func endArray() { end(0x5D) }
+
+  /// Opens a container with `bracket`: its first member or element takes no comma.
+  @inlinable
+  mutating func begin(_ bracket: UInt8) {
+    beginValue()
+    bytes.append(bracket)
+    needsComma = false
+  }
+
+  /// Closes a container with `bracket`: what follows it takes a comma.
+  @inlinable
+  mutating func end(_ bracket: UInt8) {
+    bytes.append(bracket)
     needsComma = true
   }
 

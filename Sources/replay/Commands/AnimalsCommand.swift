@@ -18,16 +18,14 @@ enum AnimalsCommand {
           name, description, picture,
         ] + DomainCommandRunner.options,
         run: insert),
-      Command(
-        name: "remove", abstract: "Remove an animal (imported or inserted).",
+      DomainCommandRunner.verb(
+        "remove", abstract: "Remove an animal (imported or inserted).",
         arguments: [Argument(name: "id", help: "The animal's id: zoo-<n> or user-<n>.")],
-        options: DomainCommandRunner.options,
-        run: { invocation in
-          let id = try invocation.domainValue("id") { text throws(EventsError) in try AnimalID(text)
-          }
-          return try DomainCommandRunner.run(
-            .removeAnimal(id: id), with: ZooDecider.self, invocation)
-        }),
+        decider: ZooDecider.self
+      ) { invocation in
+        .removeAnimal(
+          id: try invocation.domainValue("id") { text throws(EventsError) in try AnimalID(text) })
+      },
     ])
 
   static let name = TextOption(

@@ -164,6 +164,18 @@ extension ParsedInvocation {
   }
 }
 
+extension ParsedInvocation {
+  /// Writes what a command found, as `--json` asks: `json`'s object and a line break, or
+  /// `text`; only the one asked for is made.
+  func writeJSONOrText(json: () -> [UInt8], text: () -> String) {
+    if self[CommonOptions.json] {
+      terminal.write(bytes: json() + [0x0A])
+    } else {
+      terminal.write(text())
+    }
+  }
+}
+
 extension Int64 {
   /// A whole number ≥ 1 (a seq to list from, a tree size); `nil` for anything else.
   ///

@@ -49,11 +49,7 @@ enum DiffCommand {
     let diff =
       try invocation.diffFromPostgres(model: model, from: from, to: to)
       ?? invocation.replayer.diff(model: model, from: from, to: to)
-    if invocation[CommonOptions.json] {
-      invocation.terminal.write(bytes: json(diff) + [0x0A])
-    } else {
-      invocation.terminal.write(text(diff))
-    }
+    invocation.writeJSONOrText(json: { json(diff) }, text: { text(diff) })
     return .success
   }
 

@@ -28,6 +28,19 @@ enum DomainCommandRunner {
     names: ["--longitude"], valueName: "degrees", help: "New longitude.", isRequired: true,
     expecting: "expected a decimal number of degrees", DecimalNumber.parse)
 
+  /// A domain verb: the arguments and `options` make one command (`command`), which `decider`
+  /// decides and `run` appends; it takes the shared `options` after its own.
+  static func verb<D: Decider>(
+    _ name: String, abstract: String, discussion: String? = nil, arguments: [Argument] = [],
+    options: [any OptionDeclaration] = [], decider: D.Type,
+    _ command: @escaping @Sendable (ParsedInvocation) throws -> D.Command
+  ) -> Command {
+    Command(
+      name: name, abstract: abstract, discussion: discussion, arguments: arguments,
+      options: options + Self.options,
+      run: { invocation in try run(command(invocation), with: D.self, invocation) })
+  }
+
   /// Decides `command` against the log and appends the result.
   static func run<D: Decider>(
     _ command: D.Command, with decider: D.Type, _ invocation: ParsedInvocation

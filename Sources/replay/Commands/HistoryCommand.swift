@@ -47,11 +47,7 @@ enum HistoryCommand {
     let entity = invocation.requiredValue("entity")
     let history =
       try invocation.postgresLog?.history(of: entity) ?? invocation.logReader.history(of: entity)
-    if invocation[CommonOptions.json] {
-      invocation.terminal.write(bytes: json(history) + [0x0A])
-    } else {
-      invocation.terminal.write(text(history))
-    }
+    invocation.writeJSONOrText(json: { json(history) }, text: { text(history) })
     return .success
   }
 

@@ -8,8 +8,8 @@ enum LocationsCommand {
     abstract: "Add, rename, move and remove locations.",
     discussion: "Latitude is in [-90, 90] and longitude in [-180, 180], in degrees.",
     subcommands: [
-      Command(
-        name: "add", abstract: "Add a location.",
+      DomainCommandRunner.verb(
+        "add", abstract: "Add a location.",
         discussion: """
           Without --id the location gets an id derived from its name and coordinate, so adding \
           the same place twice is refused rather than duplicated.
@@ -17,47 +17,37 @@ enum LocationsCommand {
         options: [
           name, DomainCommandRunner.latitude.withHelp("Latitude.", isRequired: true),
           DomainCommandRunner.longitude.withHelp("Longitude.", isRequired: true), id,
-        ] + DomainCommandRunner.options,
-        run: { invocation in
-          let coordinate = try invocation.coordinate()
-          let name = invocation.requiredValue(LocationsCommand.name)
-          let id =
-            try invocation.optionalDomainValue(LocationsCommand.id) { text throws(EventsError) in
-              try LocationID(text)
-            }
-            ?? derivedID(name: name, coordinate: coordinate)
-          let record = LocationRecord(id: id, name: name, coordinate: coordinate)
-          return try DomainCommandRunner.run(
-            .addLocation(record), with: LocationDecider.self, invocation)
-        }),
-      Command(
-        name: "rename", abstract: "Give a location a new name.",
+        ], decider: LocationDecider.self
+      ) { invocation in
+        let coordinate = try invocation.coordinate()
+        let name = invocation.requiredValue(LocationsCommand.name)
+        let id =
+          try invocation.optionalDomainValue(LocationsCommand.id) { text throws(EventsError) in
+            try LocationID(text)
+          }
+          ?? derivedID(name: name, coordinate: coordinate)
+        return .addLocation(LocationRecord(id: id, name: name, coordinate: coordinate))
+      },
+      DomainCommandRunner.verb(
+        "rename", abstract: "Give a location a new name.",
         arguments: [idArgument, Argument(name: "name", help: "The new name.")],
-        options: DomainCommandRunner.options,
-        run: { invocation in
-          let command = LocationCommand.renameLocation(
-            id: try locationID(invocation), name: invocation.requiredValue("name"))
-          return try DomainCommandRunner.run(command, with: LocationDecider.self, invocation)
-        }),
-      Command(
-        name: "move", abstract: "Move a location.",
-        arguments: [idArgument],
-        options: [
-          DomainCommandRunner.latitude, DomainCommandRunner.longitude,
-        ] + DomainCommandRunner.options,
-        run: { invocation in
-          let command = LocationCommand.moveLocation(
-            id: try locationID(invocation), to: try invocation.coordinate())
-          return try DomainCommandRunner.run(command, with: LocationDecider.self, invocation)
-        }),
-      Command(
-        name: "remove", abstract: "Remove a location.",
-        arguments: [idArgument],
-        options: DomainCommandRunner.options,
-        run: { invocation in
-          try DomainCommandRunner.run(
-            .removeLocation(id: try locationID(invocation)), with: LocationDecider.self, invocation)
-        }),
+        decider: LocationDecider.self
+      ) { invocation in
+        .renameLocation(id: try locationID(invocation), name: invocation.requiredValue("name"))
+      },
+      DomainCommandRunner.verb(
+        "move", abstract: "Move a location.", arguments: [idArgument],
+        options: [DomainCommandRunner.latitude, DomainCommandRunner.longitude],
+        decider: LocationDecider.self
+      ) { invocation in
+        .moveLocation(id: try locationID(invocation), to: try invocation.coordinate())
+      },
+      DomainCommandRunner.verb(
+        "remove", abstract: "Remove a location.", arguments: [idArgument],
+        decider: LocationDecider.self
+      ) { invocation in
+        .removeLocation(id: try locationID(invocation))
+      },
     ])
 
   static let name = TextOption(

@@ -25,8 +25,8 @@ enum ObservationsCommand {
       (2017-06-14T18:00:03Z). Classifications: \(Classification.allCases.map(\.rawValue).joined(separator: ", ")).
       """,
     subcommands: [
-      Command(
-        name: "record", abstract: "Record an observation.",
+      DomainCommandRunner.verb(
+        "record", abstract: "Record an observation.",
         discussion: """
           Without --id the observation's id is derived from its title and date, so recording \
           the same observation twice is refused rather than duplicated.
@@ -37,43 +37,36 @@ enum ObservationsCommand {
           description.withHelp("Where and how.", defaultValue: ""),
           date.withHelp("When it was seen.", isRequired: true),
           timeZone, id,
-        ] + DomainCommandRunner.options,
-        run: { invocation in
-          let record = ObservationRecord(
-            classification: try classification(invocation) ?? .bird,
-            title: invocation.requiredValue(title),
-            description: invocation[description] ?? "",
-            date: try date(invocation) ?? Timestamp(millisecondsSince1970: 0))
-          let id =
-            try invocation.optionalDomainValue(id) { text throws(EventsError) in
-              try ObservationID(text)
-            }
-            ?? ObservationID.derived(from: "recorded\n\(record.title)\n\(record.date)")
-          return try DomainCommandRunner.run(
-            .recordObservation(id: id, record), with: ObservationDecider.self, invocation)
-        }),
-      Command(
-        name: "revise", abstract: "Change some of an observation's fields.",
-        arguments: [idArgument],
-        options: [
-          classification, title, description, date, timeZone,
-        ] + DomainCommandRunner.options,
-        run: { invocation in
-          let command = ObservationCommand.reviseObservation(
-            id: try observationID(invocation), classification: try classification(invocation),
-            title: invocation[title], description: invocation[description],
-            date: try date(invocation))
-          return try DomainCommandRunner.run(command, with: ObservationDecider.self, invocation)
-        }),
-      Command(
-        name: "remove", abstract: "Remove an observation.",
-        arguments: [idArgument],
-        options: DomainCommandRunner.options,
-        run: { invocation in
-          try DomainCommandRunner.run(
-            .removeObservation(id: try observationID(invocation)), with: ObservationDecider.self,
-            invocation)
-        }),
+        ], decider: ObservationDecider.self
+      ) { invocation in
+        let record = ObservationRecord(
+          classification: try classification(invocation) ?? .bird,
+          title: invocation.requiredValue(title),
+          description: invocation[description] ?? "",
+          date: try date(invocation) ?? Timestamp(millisecondsSince1970: 0))
+        let id =
+          try invocation.optionalDomainValue(id) { text throws(EventsError) in
+            try ObservationID(text)
+          }
+          ?? ObservationID.derived(from: "recorded\n\(record.title)\n\(record.date)")
+        return .recordObservation(id: id, record)
+      },
+      DomainCommandRunner.verb(
+        "revise", abstract: "Change some of an observation's fields.", arguments: [idArgument],
+        options: [classification, title, description, date, timeZone],
+        decider: ObservationDecider.self
+      ) { invocation in
+        .reviseObservation(
+          id: try observationID(invocation), classification: try classification(invocation),
+          title: invocation[title], description: invocation[description],
+          date: try date(invocation))
+      },
+      DomainCommandRunner.verb(
+        "remove", abstract: "Remove an observation.", arguments: [idArgument],
+        decider: ObservationDecider.self
+      ) { invocation in
+        .removeObservation(id: try observationID(invocation))
+      },
     ])
 
   static let idArgument = Argument(name: "id", help: "The observation's id (12 hex digits).")

@@ -81,16 +81,26 @@ extension ParsedInvocation {
     guard let database = postgresLog else { return nil }
     let seconds = try self[PostgresFollow.retryFor]
     if seconds == 0 { return nil }
-    let terminal = terminal
-    let target = database.name
-    return LogShipper.Reconnection(
-      url: database.url, giveUpAfter: seconds.map { .seconds($0) }
-    ) { event in
+    return .saying(
+      on: terminal, url: database.url, target: database.name,
+      giveUpAfter: seconds.map { .seconds($0) }, eventsUpToLast: "was read")
+  }
+}
+
+extension LogShipper.Reconnection {
+  /// Reconnects to `url` for `giveUpAfter` (nil: for ever), saying on standard error when the
+  /// connection to `target` is lost, with what became of the events up to the last one
+  /// (`eventsUpToLast`: "was read", "is in the database"), and when it is made again.
+  static func saying(
+    on terminal: Terminal, url: String, target: String, giveUpAfter: Duration?,
+    eventsUpToLast: String
+  ) -> Self {
+    Self(url: url, giveUpAfter: giveUpAfter) { event in
       switch event {
       case .lost(let message, let last):
         terminal.writeError(
           "the connection to PostgreSQL was lost (\(message)); every event up to seq \(last) "
-            + "was read; reconnecting\n")
+            + "\(eventsUpToLast); reconnecting\n")
       case .reconnected(let attempts, let after):
         terminal.writeError(
           "reconnected to '\(target)' after \(after.components.seconds) s "

@@ -51,23 +51,13 @@ enum ShipCommand {
     let connection = try PostgresConnection(url: url)
     defer { connection.close() }
     let terminal = invocation.terminal
-    let target = connection.target
     let giveUpAfter = retrySeconds.map { Duration.seconds($0) } ?? (following ? nil : .seconds(30))
     let reconnection =
       giveUpAfter == .zero
       ? nil
-      : LogShipper.Reconnection(url: url, giveUpAfter: giveUpAfter) { event in
-        switch event {
-        case .lost(let message, let last):
-          terminal.writeError(
-            "the connection to PostgreSQL was lost (\(message)); every event up to seq \(last) "
-              + "is in the database; reconnecting\n")
-        case .reconnected(let attempts, let after):
-          terminal.writeError(
-            "reconnected to '\(target)' after \(after.components.seconds) s "
-              + "(\(attempts) attempts); resuming\n")
-        }
-      }
+      : LogShipper.Reconnection.saying(
+        on: terminal, url: url, target: connection.target, giveUpAfter: giveUpAfter,
+        eventsUpToLast: "is in the database")
     let shipper = try LogShipper(
       logPath: invocation.logPath, connection: connection, batchSize: batchSize ?? 1000,
       reconnection: reconnection)

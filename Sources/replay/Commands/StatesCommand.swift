@@ -41,17 +41,13 @@ enum StatesCommand {
       },
     ])
 
-  /// A verb whose arguments make one `USStateCommand`, decided and appended with the domain
-  /// options.
+  /// A verb whose arguments make one `USStateCommand`.
   static func verb(
     _ name: String, abstract: String, arguments: [Argument],
     _ command: @escaping @Sendable (ParsedInvocation) throws -> USStateCommand
   ) -> Command {
-    Command(
-      name: name, abstract: abstract, arguments: arguments, options: DomainCommandRunner.options,
-      run: { invocation in
-        try DomainCommandRunner.run(command(invocation), with: USStateDecider.self, invocation)
-      })
+    DomainCommandRunner.verb(
+      name, abstract: abstract, arguments: arguments, decider: USStateDecider.self, command)
   }
 
   static let state = Argument(name: "state", help: "The state's name, e.g. California.")

@@ -56,35 +56,35 @@ enum VerifyCommand {
     let digestMessage =
       digestMatched ? "lines 1...\(expectedDigest?.sequence ?? 0) match the digest" : nil
     if invocation[CommonOptions.json] {
-      var writer = jsonHead(
+      writeJSON(
         valid: report.isValid, events: report.eventCount, streams: report.streamCount,
-        lastSeq: report.lastSequence)
-      writer.member("bytes", report.byteCount)
-      writer.member("problems", objects: report.problems) { writer, problem in
-        // A problem of the whole log (a digest mismatch) has no line: null, not 0.
-        writer.member("line", problem.line > 0 ? problem.line : nil)
-        writer.member("offset", problem.line > 0 ? problem.offset : nil)
-        writer.member("message", problem.message)
+        lastSeq: report.lastSequence, invocation
+      ) { writer in
+        writer.member("bytes", report.byteCount)
+        writer.member("problems", objects: report.problems) { writer, problem in
+          // A problem of the whole log (a digest mismatch) has no line: null, not 0.
+          writer.member("line", problem.line > 0 ? problem.line : nil)
+          writer.member("offset", problem.line > 0 ? problem.offset : nil)
+          writer.member("message", problem.message)
+        }
+        writer.key("digest")
+        if let expectedDigest {
+          writer.beginObject()
+          writer.member("seq", expectedDigest.sequence)
+          writer.member("expected", SHA256.hex(expectedDigest.sha256))
+          writer.member("found", report.digest.map { SHA256.hex($0.sha256) })
+          writer.member("matches", digestMatched)
+          writer.endObject()
+        } else {
+          writer.null()
+        }
+        writer.member("uncommittedTail", report.uncommittedTail)
+        writer.member("checkpointsChecked", report.checkpointsChecked)
+        writer.member("quarantined", objects: report.quarantined) { writer, entry in
+          writer.member("path", entry.path)
+          writer.member("bytes", entry.byteCount)
+        }
       }
-      writer.key("digest")
-      if let expectedDigest {
-        writer.beginObject()
-        writer.member("seq", expectedDigest.sequence)
-        writer.member("expected", SHA256.hex(expectedDigest.sha256))
-        writer.member("found", report.digest.map { SHA256.hex($0.sha256) })
-        writer.member("matches", digestMatched)
-        writer.endObject()
-      } else {
-        writer.null()
-      }
-      writer.member("uncommittedTail", report.uncommittedTail)
-      writer.member("checkpointsChecked", report.checkpointsChecked)
-      writer.member("quarantined", objects: report.quarantined) { writer, entry in
-        writer.member("path", entry.path)
-        writer.member("bytes", entry.byteCount)
-      }
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {
       if let tail = report.uncommittedTail {
         invocation.terminal.writeError(
@@ -164,15 +164,15 @@ extension VerifyCommand {
     let report = try MessageStoreVerifier(url: invocation.logPath).verify()
     let name = invocation.logName
     if invocation[CommonOptions.json] {
-      var writer = jsonHead(
+      writeJSON(
         valid: report.isValid, events: report.eventCount, streams: report.streamCount,
-        lastSeq: report.lastSequence)
-      writer.member("problems", objects: report.problems) { writer, problem in
-        writer.member("globalPosition", problem.globalPosition)
-        writer.member("message", problem.message)
+        lastSeq: report.lastSequence, invocation
+      ) { writer in
+        writer.member("problems", objects: report.problems) { writer, problem in
+          writer.member("globalPosition", problem.globalPosition)
+          writer.member("message", problem.message)
+        }
       }
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else {
       let summary =
         "\(report.eventCount) events, \(report.streamCount) streams, last seq \(report.lastSequence)"
@@ -184,15 +184,21 @@ extension VerifyCommand {
     return report.isValid ? .success : .ioError
   }
 
-  /// The JSON object's first members, which a log file and a database share.
-  static func jsonHead(valid: Bool, events: Int, streams: Int, lastSeq: Int64) -> JSONWriter {
+  /// The `--json` verdict, one line: the members a log file and a database share, then
+  /// those `members` adds.
+  static func writeJSON(
+    valid: Bool, events: Int, streams: Int, lastSeq: Int64, _ invocation: ParsedInvocation,
+    members: (inout JSONWriter) -> Void
+  ) {
     var writer = JSONWriter()
     writer.beginObject()
     writer.member("valid", valid)
     writer.member("events", events)
     writer.member("streams", streams)
     writer.member("lastSeq", lastSeq)
-    return writer
+    members(&writer)
+    writer.endObject()
+    invocation.terminal.write(bytes: writer.bytes + [0x0A])
   }
 
   /// `ok: <summary>`, or each problem on its line and `FAILED: <n> problems; <summary>`.

@@ -176,4 +176,49 @@ import Testing
       }
     }
   }
+
+  /// A proof with a hash too many or too few, or leading to another old root, is refused with
+  /// a message that says which.
+  @Test func proofsOfTheWrongLengthOrRootSayWhatIsWrong() throws {
+    let leaves = (0..<7).map { MerkleTree.leafHash(Array("line \($0)".utf8)) }
+    let root = MerkleTree.root(leafHashes: Array(leaves[..<5]))
+    let path = MerkleTree.inclusionPath(index: 2, leafHashes: Array(leaves[..<5]))
+    func inclusionProblem(_ path: [[UInt8]]) -> String? {
+      do {
+        try MerkleTree.verifyInclusion(
+          leafHash: leaves[2], index: 2, size: 5, path: path, root: root)
+        return nil
+      } catch { return error.description }
+    }
+    #expect(inclusionProblem(path) == nil)
+    #expect(
+      inclusionProblem(path + [root])
+        == "inclusion proof: 4 hashes, more than a tree of 5 leaves needs for leaf 2")
+    #expect(
+      inclusionProblem(path.dropLast())
+        == "inclusion proof: 2 hashes, fewer than a tree of 5 leaves needs for leaf 2")
+
+    let oldRoot = MerkleTree.root(leafHashes: Array(leaves[..<3]))
+    let newRoot = MerkleTree.root(leafHashes: leaves)
+    let consistency = MerkleTree.consistencyPath(from: 3, leafHashes: leaves)
+    func consistencyProblem(_ path: [[UInt8]], oldRoot: [UInt8]) -> String? {
+      do {
+        try MerkleTree.verifyConsistency(
+          oldSize: 3, newSize: 7, oldRoot: oldRoot, newRoot: newRoot, path: path)
+        return nil
+      } catch { return error.description }
+    }
+    #expect(consistencyProblem(consistency, oldRoot: oldRoot) == nil)
+    #expect(
+      consistencyProblem(consistency + [newRoot], oldRoot: oldRoot)
+        == "consistency proof: 5 hashes, more than size 3 to 7 needs")
+    #expect(
+      consistencyProblem(consistency.dropLast(), oldRoot: oldRoot)
+        == "consistency proof: 3 hashes, fewer than size 3 to 7 needs")
+    let problem = try #require(consistencyProblem(consistency, oldRoot: newRoot))
+    #expect(
+      problem
+        == "consistency proof: the path leads to root \(SHA256.hex(oldRoot)) for size 3, "
+        + "not to the old root \(SHA256.hex(newRoot))")
+  }
 }

@@ -25,15 +25,6 @@ struct PostgresCheckpointTests {
     return fromDatabase.error
   }
 
-  private func generate(_ events: Int, seed: String, log: String) throws {
-    let generated = try ReplayProcess.run(
-      [
-        "generate", "--events", String(events), "--seed", seed, "--append", "--chunk-size", "10",
-        "--log", log,
-      ])
-    #expect(generated.status == 0, "\(generated.error)")
-  }
-
   @Test func stateStartsFromTheCheckpointTableAndEqualsTheFile() throws {
     try withInitializedDatabase { directory, server, url in
       // pg init again: nothing to create; the table is part of the schema it checks.
@@ -46,9 +37,8 @@ struct PostgresCheckpointTests {
       #expect(differs.status == 65)
       #expect(differs.error.contains("replay_checkpoints"), "\(differs.error)")
       _ = try server.psql("ALTER TABLE message_store.replay_checkpoints DROP COLUMN note")
-      let log = try RepositoryFiles.copySampleLog(to: directory)
-      try generate(500, seed: "pgcheckpoint", log: log)
-      #expect(try ReplayProcess.run(["ship", "--log", log, "--to", url]).status == 0)
+      let log = try PostgresTestSetup.sampleLog(
+        in: directory, generating: 500, seed: "pgcheckpoint", shippingTo: url)
       let table = "\(url) (message_store.replay_checkpoints)"
       #expect(
         try ReplayProcess.run(["checkpoint", "--log", url, "--list"]).output
@@ -64,8 +54,8 @@ struct PostgresCheckpointTests {
       var notes = try expectSameState(log, url)
       #expect(notes.contains("starting from the checkpoint at seq 647"), "\(notes)")
       // More events shipped: only the rows after the checkpoint are folded.
-      try generate(300, seed: "pgcheckpoint-2", log: log)
-      #expect(try ReplayProcess.run(["ship", "--log", log, "--to", url]).status == 0)
+      try PostgresTestSetup.generate(300, seed: "pgcheckpoint-2", appendingTo: log)
+      try PostgresTestSetup.ship(log, to: url)
       notes = try expectSameState(log, url)
       #expect(notes.contains("starting from the checkpoint at seq 647"), "\(notes)")
       // Ends of the generated writes of 10 events (a seq inside one is refused by both).
@@ -113,9 +103,8 @@ struct PostgresCheckpointTests {
         "TRUNCATE message_store.messages RESTART IDENTITY; DELETE FROM message_store.replay_shipped;"
           + " DELETE FROM message_store.replay_keys")
       let other = directory + "/other.jsonl"
-      try generate(1000, seed: "another-log", log: other)
-      let shipped = try ReplayProcess.run(["ship", "--log", other, "--to", url])
-      #expect(shipped.status == 0, "\(shipped.error)")
+      try PostgresTestSetup.generate(1000, seed: "another-log", appendingTo: other)
+      try PostgresTestSetup.ship(other, to: url)
       notes = try expectSameState(other, url)
       #expect(!notes.contains("starting from"), "\(notes)")
       #expect(
@@ -133,9 +122,8 @@ struct PostgresCheckpointTests {
   /// or the new one, never a part of one, and `state` still equals the file.
   @Test func aCheckpointKilledMidSaveLeavesAUsableTable() throws {
     try withInitializedDatabase { directory, server, url in
-      let log = try RepositoryFiles.copySampleLog(to: directory)
-      try generate(3000, seed: "pgcheckpoint-kill", log: log)
-      #expect(try ReplayProcess.run(["ship", "--log", log, "--to", url]).status == 0)
+      let log = try PostgresTestSetup.sampleLog(
+        in: directory, generating: 3000, seed: "pgcheckpoint-kill", shippingTo: url)
       #expect(try ReplayProcess.run(["checkpoint", "--log", url, "--at", "1147"]).status == 0)
       var random = SplitMix64(seed: 3737)
       for _ in 0..<6 {
@@ -159,8 +147,7 @@ struct PostgresCheckpointTests {
 
   @Test func anErasureAfterACheckpointLeavesNoPersonalDataReadableThroughIt() throws {
     try withInitializedDatabase { directory, server, url in
-      let log = try RepositoryFiles.copySampleLog(to: directory)
-      #expect(try ReplayProcess.run(["ship", "--log", log, "--to", url]).status == 0)
+      let log = try PostgresTestSetup.sampleLog(in: directory, shippingTo: url)
       #expect(try ReplayProcess.run(["checkpoint", "--log", url]).status == 0)
       // Sealed in the table: the contact's data is not there in clear.
       let inClear = try server.psql(

@@ -94,17 +94,14 @@ struct PostgresFollowTests {
 
   /// A server with the schema and the sample shipped, and the sample's copy.
   private func shippedSample(in directory: String) throws -> (PostgresTestServer, String, String) {
-    let server = try PostgresTestServer()
-    let url = server.url()
-    #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
-    let log = try RepositoryFiles.copySampleLog(to: directory)
-    #expect(try ReplayProcess.run(["ship", "--log", log, "--to", url]).status == 0)
-    return (server, url, log)
-  }
-
-  private func ship(_ log: String, to url: String) throws {
-    let shipped = try ReplayProcess.run(["ship", "--log", log, "--to", url])
-    #expect(shipped.status == 0, "\(shipped.error)")
+    let server = try PostgresTestSetup.initializedServer()
+    do {
+      let log = try PostgresTestSetup.sampleLog(in: directory, shippingTo: server.url())
+      return (server, server.url(), log)
+    } catch {
+      try? server.stop(removing: true)
+      throw error
+    }
   }
 
   private func favorite(_ contact: String, in log: String, on: Bool = true) throws {
@@ -134,9 +131,9 @@ struct PostgresFollowTests {
       followers[0].1.waitForLines(147)
       try favorite("13", in: log)
       try favorite("14", in: log)
-      try ship(log, to: url)
+      try PostgresTestSetup.ship(log, to: url)
       try favorite("13", in: log, on: false)
-      try ship(log, to: url)
+      try PostgresTestSetup.ship(log, to: url)
       followers[0].0.waitForLines(150)
       followers[0].1.waitForLines(150)
       // The table flushes as each wake's rows are read; give both the time to print them.
@@ -174,7 +171,7 @@ struct PostgresFollowTests {
         for (round, contact) in ["13", "14"].enumerated() {
           let before = file.text.count
           try favorite(contact, in: log)
-          try ship(log, to: url)
+          try PostgresTestSetup.ship(log, to: url)
           let deadline = Date().addingTimeInterval(20)
           while Date() < deadline,
             file.text.count == before || named(database.text).count < file.text.count
@@ -206,13 +203,13 @@ struct PostgresFollowTests {
       // Woken by the notification: well before the poll's second.
       try favorite("13", in: log)
       let started = Date()
-      try ship(log, to: url)
+      try PostgresTestSetup.ship(log, to: url)
       follower.waitForLines(148, seconds: 5)
       #expect(Date().timeIntervalSince(started) < 0.9)
       // No trigger (a database made before it): the poll finds the rows all the same.
       try server.psql("DROP TRIGGER messages_notify ON message_store.messages")
       try favorite("14", in: log)
-      try ship(log, to: url)
+      try PostgresTestSetup.ship(log, to: url)
       #expect(follower.waitForLines(149, seconds: 5).split(separator: "\n").count == 149)
       #expect(follower.stop() == 0)
 
@@ -280,7 +277,7 @@ struct PostgresFollowTests {
       try server.start()
       try favorite("13", in: log)
       try favorite("14", in: log)
-      try ship(log, to: url)
+      try PostgresTestSetup.ship(log, to: url)
       follower.waitForLines(149)
       usleep(500_000)
       // Nothing twice, nothing skipped: the file's lines, each once.
@@ -314,16 +311,11 @@ struct PostgresFollowTests {
 
   @Test func consumerGroupsSplitACategorysStreamsAsMessageDBDoes() throws {
     try withTemporaryDirectory { directory in
-      let server = try PostgresTestServer()
+      let server = try PostgresTestSetup.initializedServer()
       defer { try? server.stop(removing: true) }
       let url = server.url()
-      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
-      let log = try RepositoryFiles.copySampleLog(to: directory)
-      let generated = try ReplayProcess.run([
-        "generate", "--events", "1500", "--seed", "groups", "--append", "--log", log,
-      ])
-      #expect(generated.status == 0, "\(generated.error)")
-      try ship(log, to: url)
+      let log = try PostgresTestSetup.sampleLog(
+        in: directory, generating: 1500, seed: "groups", chunkSize: nil, shippingTo: url)
       let last = try ReplayProcess.run(["log", "--json", "--log", log]).output
         .split(separator: "\n").count
       for category in ["contact", "observation"] {

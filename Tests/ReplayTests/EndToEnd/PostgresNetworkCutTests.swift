@@ -195,9 +195,8 @@ struct PostgresNetworkCutTests {
 
   @Test func aShipperCutOffMidShipReconnectsOrFailsWith69AndARerunResumes() async throws {
     try await withAsyncTemporaryDirectory { directory in
-      let server = try PostgresTestServer()
+      let server = try PostgresTestSetup.initializedServer()
       defer { try? server.stop(removing: true) }
-      #expect(try ReplayProcess.run(["pg", "init", server.url()]).status == 0)
       let proxy = try Proxy(to: server.port)
       let log = directory + "/big.jsonl"
       let generated = try ReplayProcess.run([

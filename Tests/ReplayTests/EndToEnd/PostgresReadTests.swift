@@ -11,15 +11,8 @@ struct PostgresReadTests {
       -> Void
   ) throws {
     try withInitializedDatabase { directory, server, url in
-      let log = try RepositoryFiles.copySampleLog(to: directory)
-      let generated = try ReplayProcess.run(
-        [
-          "generate", "--events", "600", "--seed", "pgread", "--append", "--chunk-size", "10",
-          "--log", log,
-        ])
-      #expect(generated.status == 0, "\(generated.error)")
-      let shipped = try ReplayProcess.run(["ship", "--log", log, "--to", url])
-      #expect(shipped.status == 0, "\(shipped.error)")
+      let log = try PostgresTestSetup.sampleLog(
+        in: directory, generating: 600, seed: "pgread", shippingTo: url)
       try body(directory, server, log, url)
     }
   }
@@ -168,29 +161,4 @@ struct PostgresReadTests {
     try server.psql("SELECT count(DISTINCT stream_name) FROM message_store.messages")
       .trimmingCharacters(in: .whitespacesAndNewlines)
   }
-}
-
-/// Calls `body` with a temporary folder and a test server whose database `replay pg init`
-/// prepared; the server is stopped and removed after.
-func withInitializedDatabase(
-  _ body: (_ directory: String, _ server: PostgresTestServer, _ url: String) throws -> Void
-) throws {
-  try withTemporaryDirectory { directory in
-    let server = try PostgresTestServer()
-    defer { try? server.stop(removing: true) }
-    let url = server.url()
-    #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
-    try body(directory, server, url)
-  }
-}
-
-/// Erases contact 13 in `log` (`contacts erase`) and ships the erasure to `url`.
-func eraseContact13(
-  in log: String, shippingTo url: String, sourceLocation: SourceLocation = #_sourceLocation
-) throws {
-  let erased = try ReplayProcess.run(
-    ["contacts", "erase", "13", "--log", log, "--actor", "dpo", "--reason", "request"])
-  #expect(erased.status == 0, "\(erased.error)", sourceLocation: sourceLocation)
-  let shipped = try ReplayProcess.run(["ship", "--log", log, "--to", url])
-  #expect(shipped.status == 0, "\(shipped.error)", sourceLocation: sourceLocation)
 }

@@ -23,20 +23,10 @@ struct PostgresStoreTests {
   }
 
   @Test func stateFromPostgresEqualsTheFileAtTheEndAtRandomPointsAndAfterAnErasure() throws {
-    try withTemporaryDirectory { directory in
-      let server = try PostgresTestServer()
-      defer { try? server.stop(removing: true) }
-      let url = server.url()
-      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
+    try withInitializedDatabase { directory, server, url in
       // The sample (every domain, 18 sealed contacts), then generated events after it.
-      let log = try RepositoryFiles.copySampleLog(to: directory)
-      let generated = try ReplayProcess.run(
-        [
-          "generate", "--events", "2000", "--seed", "pgstore", "--append", "--chunk-size", "10",
-          "--log", log,
-        ])
-      #expect(generated.status == 0, "\(generated.error)")
-      #expect(try ReplayProcess.run(["ship", "--log", log, "--to", url]).status == 0)
+      let log = try PostgresTestSetup.sampleLog(
+        in: directory, generating: 2000, seed: "pgstore", shippingTo: url)
       let events = try #require(
         Int(
           try server.psql("SELECT count(*) FROM message_store.messages")
@@ -124,8 +114,7 @@ struct PostgresStoreTests {
       #expect(missing.status == 65)
       #expect(missing.error.contains("run 'replay pg init <url>' first"))
       #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
-      let log = try RepositoryFiles.copySampleLog(to: directory)
-      #expect(try ReplayProcess.run(["ship", "--log", log, "--to", url]).status == 0)
+      let log = try PostgresTestSetup.sampleLog(in: directory, shippingTo: url)
       // What an older shipper wrote: no line in the metadata.
       _ = try server.psql(
         "UPDATE message_store.messages SET metadata = metadata - 'line' WHERE global_position = 5")

@@ -30,13 +30,7 @@ struct PostgresWriteTests {
   private func withStore(
     _ body: (PostgresTestServer, _ directory: String, _ url: String) throws -> Void
   ) throws {
-    try withTemporaryDirectory { directory in
-      let server = try PostgresTestServer()
-      defer { try? server.stop(removing: true) }
-      let url = server.url()
-      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
-      try body(server, directory, url)
-    }
+    try withInitializedDatabase { directory, server, url in try body(server, directory, url) }
   }
 
   /// Runs each command on `file` and on the database at `url`: the same status (`status`),
