@@ -13,19 +13,6 @@ struct PostgresContactsTests {
     "REPLAY_INSECURE_SEALING_SEED": "pgcontacts",
   ]
 
-  /// A server with the schema, a folder, and the database's URL, for `body`.
-  private func withStore(
-    _ body: (PostgresTestServer, _ directory: String, _ url: String) throws -> Void
-  ) throws {
-    try withTemporaryDirectory { directory in
-      let server = try PostgresTestServer()
-      defer { try? server.stop(removing: true) }
-      let url = server.url()
-      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
-      try body(server, directory, url)
-    }
-  }
-
   /// A schema 1 `ContactAdded` line for `append --file`.
   private static func addedLine(_ id: Int, name: String? = nil, expectedVersion: String? = nil)
     -> String
@@ -35,6 +22,21 @@ struct PostgresContactsTests {
     return
       #"{"stream":"contact-\#(id)","type":"ContactAdded","data":{"id":"\#(id)","name":"\#(name)","isFavorite":false,"emailAddress":"person\#(id)@example.org","phone":{"mobile":"+1 555 \#(1000 + id)"},"source":"t"}\#(expected)}"#
       + "\n"
+  }
+
+  /// A `replay append --file <batch> --log <url>` process, not started, its output dropped.
+  private static func appending(_ batch: String, to url: String) -> Process {
+    let process = Process()
+    process.executableURL = ReplayProcess.executable
+    process.arguments = ["append", "--file", batch, "--log", url]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    return process
+  }
+
+  private static func started(_ process: Process) throws -> Process {
+    try process.run()
+    return process
   }
 
   private static func count(_ server: PostgresTestServer, _ sql: String) throws -> Int {
@@ -73,7 +75,7 @@ struct PostgresContactsTests {
   }
 
   @Test func contactsWrittenThroughTheDatabaseEqualTheFile() throws {
-    try withStore { server, directory, url in
+    try withInitializedDatabase { directory, server, url in
       let file = directory + "/events.jsonl"
       let batch = directory + "/batch.jsonl"
       try
@@ -149,19 +151,14 @@ struct PostgresContactsTests {
   /// write is all there (its rows and their keys) or not at all, and no key is left without
   /// a row sealed under it, nor a row without its key.
   @Test func aWriterKilledMidWriteLeavesKeysAndRowsTogether() throws {
-    try withStore { server, directory, url in
+    try withInitializedDatabase { directory, server, url in
       var random = SplitMix64(seed: TestSeed.make())
       var rows = 0
       for round in 0..<5 {
         let batch = directory + "/batch-\(round).jsonl"
         try (0..<3000).map { Self.addedLine(round * 10_000 + $0) }.joined()
           .write(toFile: batch, atomically: true, encoding: .utf8)
-        let writer = Process()
-        writer.executableURL = ReplayProcess.executable
-        writer.arguments = ["append", "--file", batch, "--log", url]
-        writer.standardOutput = FileHandle.nullDevice
-        writer.standardError = FileHandle.nullDevice
-        try writer.run()
+        let writer = try Self.started(Self.appending(batch, to: url))
         Thread.sleep(forTimeInterval: Double(random.next() % 1500) / 1000)
         kill(writer.processIdentifier, SIGKILL)
         writer.waitUntilExit()
@@ -180,7 +177,7 @@ struct PostgresContactsTests {
   /// Four writers adding the same new contacts at once: each contact gets one key, and all of
   /// its rows are sealed under it.
   @Test func writersRacingToAddOneNewContactMakeOneKey() throws {
-    try withStore { server, directory, url in
+    try withInitializedDatabase { directory, server, url in
       var random = SplitMix64(seed: TestSeed.make())
       for round in 0..<3 {
         let contacts = (0..<5).map { 100 * round + $0 }
@@ -189,11 +186,7 @@ struct PostgresContactsTests {
           let batch = directory + "/race-\(round)-\(member).jsonl"
           try contacts.shuffled(using: &random).map { Self.addedLine($0) }.joined()
             .write(toFile: batch, atomically: true, encoding: .utf8)
-          let writer = Process()
-          writer.executableURL = ReplayProcess.executable
-          writer.arguments = ["append", "--file", batch, "--log", url]
-          writer.standardOutput = FileHandle.nullDevice
-          writers.append(writer)
+          writers.append(Self.appending(batch, to: url))
         }
         for writer in writers { try writer.run() }
         for writer in writers {
@@ -222,7 +215,7 @@ struct PostgresContactsTests {
   /// table's file on disk (`VACUUM FULL` rewrote it without the old row version); the
   /// checkpoints that held the contact are gone.
   @Test func erasureLeavesThePersonalDataInNoTable() throws {
-    try withStore { server, directory, url in
+    try withInitializedDatabase { directory, server, url in
       let batch = directory + "/batch.jsonl"
       try (Self.addedLine(7, name: "Zelda Quartz") + Self.addedLine(8))
         .write(toFile: batch, atomically: true, encoding: .utf8)
