@@ -61,13 +61,54 @@ extension EventLog {
     includeErased: Bool = false, chunkSize: Int, progress: ImportProgressHandler?,
     beforeWriting: (_ attempt: Int) throws -> Void
   ) throws -> ImportResult {
+    let store = ImportStore(
+      name: path, storage: nil, read: { try self.events(inStreams: $0) },
+      write: { try self.importEvents($0, chunkSize: chunkSize) })
+    return try store.importRecords(
+      parsed, metadata: metadata, skipInvalid: skipInvalid, includeErased: includeErased,
+      progress: progress, beforeWriting: beforeWriting)
+  }
+}
+
+/// Where an import reads the streams its records decide on and writes what it plans: a log
+/// file (`EventLog.importRecords`), or a store kept elsewhere (a PostgreSQL database).
+package struct ImportStore {
+  /// The store's name in messages: the log file's path, or the database's URL without its
+  /// password.
+  package var name: String
+  /// The store, when it is not the log file at `name`: its keys open sealed personal data.
+  package var storage: (any EventStorage)?
+  /// Every event of each stream, as one snapshot; a stream with none maps to `.empty`.
+  package var read: ([String]) throws -> EventLog.StreamHistories
+  /// Appends the writes as one atomic write, or nothing: a stream not at its expected version
+  /// throws `EngineError.versionConflict`.
+  package var write: ([EventLog.StreamWrite]) throws -> EventLog.ImportSummary
+
+  package init(
+    name: String, storage: (any EventStorage)?,
+    read: @escaping ([String]) throws -> EventLog.StreamHistories,
+    write: @escaping ([EventLog.StreamWrite]) throws -> EventLog.ImportSummary
+  ) {
+    self.name = name
+    self.storage = storage
+    self.read = read
+    self.write = write
+  }
+
+  /// Imports a parsed source into the store: reads every stream its records touch, plans with
+  /// the Deciders' import commands and writes the plan, as `EventLog.importRecords` describes.
+  package func importRecords(
+    _ parsed: ParsedSource, metadata: EventMetadata, skipInvalid: Bool = false,
+    includeErased: Bool = false, progress: ImportProgressHandler? = nil,
+    beforeWriting: (_ attempt: Int) throws -> Void = { _ in }
+  ) throws -> ImportResult {
     if !skipInvalid { try parsed.requireValid() }
     let streams = ImportPlanner.streams(of: parsed)
     let attempts = 2
     for attempt in 1...attempts {
-      let histories = try events(inStreams: streams)
+      let histories = try read(streams)
       let plan = try ImportPlanner.plan(
-        parsed, histories: histories, logPath: path, metadata: metadata,
+        parsed, histories: histories, logPath: name, storage: storage, metadata: metadata,
         includeErased: includeErased, progress: progress)
       if !skipInvalid, !plan.rejected.isEmpty {
         throw ImportError.invalidRecords(
@@ -81,7 +122,7 @@ extension EventLog {
       try beforeWriting(attempt)
       progress?(.writing, 0, plan.events.count)
       do {
-        let summary = try importEvents(plan.writes, chunkSize: chunkSize)
+        let summary = try write(plan.writes)
         progress?(.writing, plan.events.count, plan.events.count)
         return ImportResult(
           plan: plan, appendedCount: summary.appendedCount,

@@ -24,7 +24,7 @@ extension ImportPlanner {
   /// no earlier record of the page took it up or is that id itself.
   /// - Throws: `EngineError` when a stored event cannot be read.
   static func adoptingEarlierZooAnimals(
-    _ parsed: ParsedSource, histories: EventLog.StreamHistories, logPath: String
+    _ parsed: ParsedSource, histories: EventLog.StreamHistories, stored: StoredEvents
   ) throws -> ParsedSource {
     guard parsed.kind == .zoo else { return parsed }
     var taken = Set(parsed.records.map { StreamName($0.command.streamName) })
@@ -37,7 +37,7 @@ extension ImportPlanner {
         let history = histories[earlierStream], !history.events.isEmpty
       else { continue }
       let events = try history.events.compactMap {
-        try $0.domainEvent(for: ZooDecider.self, log: OpenLog.named(logPath))
+        try stored.domainEvent(of: $0, for: ZooDecider.self)
       }
       guard let last = ZooDecider.fold(events).lastImported,
         last.coordinate == nil || last.coordinate == animal.coordinate

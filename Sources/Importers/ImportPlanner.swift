@@ -85,6 +85,8 @@ package enum ImportPlanner {
   /// gets the id `ImportIdentity.eventID` derives, and `metadata`.
   /// - Parameters:
   ///   - logPath: the log's path, for messages about events that cannot be read.
+  ///   - storage: the store the histories come from when it is not the log file at `logPath`
+  ///     (a database): its keys open sealed personal data.
   ///   - includeErased: bring erased contacts the source holds back, under new keys; without
   ///     it they are left erased and listed with the kept-removed records.
   /// - Throws: `EngineError.undecodableEvent` or `.unsupportedSchemaVersion` when a stored
@@ -92,11 +94,13 @@ package enum ImportPlanner {
   /// - Complexity: O(records + events in the streams).
   public static func plan(
     _ parsed: ParsedSource, histories: EventLog.StreamHistories, logPath: String,
-    metadata: EventMetadata, includeErased: Bool = false, progress: ImportProgressHandler? = nil
+    storage: (any EventStorage)? = nil, metadata: EventMetadata, includeErased: Bool = false,
+    progress: ImportProgressHandler? = nil
   ) throws -> ImportPlan {
-    let parsed = try adoptingEarlierZooAnimals(parsed, histories: histories, logPath: logPath)
+    let stored = StoredEvents(logPath: logPath, storage: storage)
+    let parsed = try adoptingEarlierZooAnimals(parsed, histories: histories, stored: stored)
     var planning = Planning(
-      parsed: parsed, histories: histories, logPath: logPath, metadata: metadata,
+      parsed: parsed, histories: histories, stored: stored, metadata: metadata,
       progress: progress)
     planning.includeErased = includeErased
     switch parsed.kind {
@@ -125,6 +129,19 @@ package enum ImportPlanner {
     return parsed.records.map(\.command.streamName).filter { seen.insert(StreamName($0)).inserted }
   }
 
+  /// How the events of the histories are read: with the keys of the log file at `logPath`, or
+  /// of `storage` when they come from a store kept elsewhere.
+  struct StoredEvents {
+    let logPath: String
+    let storage: (any EventStorage)?
+
+    /// The typed event inside `event`, for `decider`'s domain (personal data opened).
+    func domainEvent<D: Decider>(of event: RecordedEvent, for decider: D.Type) throws -> D.Event? {
+      if let storage { return try storage.domainEvent(of: event, for: decider) }
+      return try event.domainEvent(for: decider, log: OpenLog.named(logPath))
+    }
+  }
+
   /// The state of one stream while an import is planned.
   private struct StreamPlan<State> {
     var state: State
@@ -135,7 +152,7 @@ package enum ImportPlanner {
   private struct Planning {
     let parsed: ParsedSource
     let histories: EventLog.StreamHistories
-    let logPath: String
+    let stored: StoredEvents
     let metadata: EventMetadata
     let progress: ImportProgressHandler?
     var plan: ImportPlan
@@ -143,12 +160,12 @@ package enum ImportPlanner {
     var includeErased = false
 
     init(
-      parsed: ParsedSource, histories: EventLog.StreamHistories, logPath: String,
+      parsed: ParsedSource, histories: EventLog.StreamHistories, stored: StoredEvents,
       metadata: EventMetadata, progress: ImportProgressHandler?
     ) {
       self.parsed = parsed
       self.histories = histories
-      self.logPath = logPath
+      self.stored = stored
       self.metadata = metadata
       self.progress = progress
       plan = ImportPlan(
@@ -182,9 +199,7 @@ package enum ImportPlanner {
           entry = existing
         } else {
           let history = histories[stream.rawValue] ?? .empty
-          let events = try history.events.compactMap {
-            try $0.domainEvent(for: D.self, log: OpenLog.named(logPath))
-          }
+          let events = try history.events.compactMap { try stored.domainEvent(of: $0, for: D.self) }
           entry = StreamPlan(state: D.fold(events), baseVersion: history.version)
           if !streamsAreUnique { order.append(stream) }
         }

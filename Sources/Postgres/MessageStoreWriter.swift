@@ -30,7 +30,7 @@ package final class MessageStoreWriter {
   package let url: String
   /// The clock, the id generator and the lock timeout, as for a file.
   package let configuration: EventLog.Configuration
-  private let connection: PostgresConnection
+  let connection: PostgresConnection
   /// The keys of `replay_keys` read so far (for the domain events of sealed contacts).
   private var keys: [KeyStore.KeyID: KeyStore.Lookup] = [:]
 

@@ -108,6 +108,12 @@ public final class EventLog: Sendable {
     public var duplicateCount: Int
     /// The sequence numbers appended, if any.
     public var sequences: ClosedRange<Int64>?
+
+    package init(appendedCount: Int, duplicateCount: Int, sequences: ClosedRange<Int64>?) {
+      self.appendedCount = appendedCount
+      self.duplicateCount = duplicateCount
+      self.sequences = sequences
+    }
   }
 
   /// The log file's path.

@@ -2,6 +2,7 @@ import Engine
 import Events
 import Foundation
 import Importers
+import Postgres
 import Synchronization
 
 #if canImport(Glibc)
@@ -27,7 +28,8 @@ enum ImportCommand {
       appends nothing; a changed one appends only the change (ContactUpdated, LocationMoved, \
       ZipCodeAdded, ...), keeping users' own changes to other fields; an entity a user removed \
       stays removed. Every event is appended in one atomic write, synced every --chunk-size \
-      events. Re-running an import appends nothing.
+      events (into a log kept in PostgreSQL, --log postgresql://..., one transaction). \
+      Re-running an import appends nothing.
 
       Sources:
         observations  {"status", "observations": [{classification, title,
@@ -166,12 +168,17 @@ enum ImportCommand {
       reason: invocation[CommonOptions.reason])
 
     let result: ImportResult
+    // A log kept in PostgreSQL: read and written through one connection, one transaction.
+    let database = try invocation.openPostgresWriter()
+    defer { database?.close() }
     if dryRun || parsed.records.isEmpty {
-      let histories = try invocation.logReader.events(
-        inStreams: Set(ImportPlanner.streams(of: parsed)))
+      let streams = ImportPlanner.streams(of: parsed)
+      let histories =
+        try database?.events(inStreams: streams)
+        ?? invocation.logReader.events(inStreams: Set(streams))
       let plan = try ImportPlanner.plan(
-        parsed, histories: histories, logPath: invocation.logPath, metadata: metadata,
-        includeErased: includeErased, progress: progress?.report)
+        parsed, histories: histories, logPath: invocation.logName, storage: database,
+        metadata: metadata, includeErased: includeErased, progress: progress?.report)
       if !skipInvalid, !plan.rejected.isEmpty {
         throw ImportError.invalidRecords(
           kind: kind, source: parsed.sourceName, recordCount: parsed.recordCount,
@@ -179,6 +186,13 @@ enum ImportCommand {
       }
       result = ImportResult(
         plan: plan, appendedCount: 0, duplicateCount: 0, sequences: nil, attempts: 1)
+    } else if let database {
+      let store = ImportStore(
+        name: database.name, storage: database, read: { try database.events(inStreams: $0) },
+        write: { try database.importEvents($0) })
+      result = try store.importRecords(
+        parsed, metadata: metadata, skipInvalid: skipInvalid, includeErased: includeErased,
+        progress: progress?.report)
     } else {
       let log = try invocation.openLogForWriting()
       result = try log.importRecords(
