@@ -74,6 +74,54 @@ struct PostgresContactsTests {
       + (try server.psql("SELECT encode(models, 'escape') FROM message_store.replay_checkpoints"))
   }
 
+  /// Runs each command on `file` and on the database at `url` (seeded): the status given and
+  /// the same output on both; then the rows' lines equal the file and `state contacts --json`
+  /// and `history contact-2` read the same from both. Returns the rows' lines.
+  private static func expectSame(
+    _ commands: [(arguments: [String], status: Int32)], file: String, url: String,
+    server: PostgresTestServer
+  ) throws -> String {
+    for command in commands {
+      let onFile = try ReplayProcess.run(
+        command.arguments + ["--log", file], environment: environment)
+      let onDatabase = try ReplayProcess.run(
+        command.arguments + ["--log", url], environment: environment)
+      #expect(onFile.status == command.status, "\(command): \(onFile.error)")
+      #expect(onDatabase.status == command.status, "\(command): \(onDatabase.error)")
+      // An erasure's JSON counts checkpoints: neither store has any here.
+      #expect(onDatabase.output == onFile.output, "\(command)")
+    }
+    let rows = try server.psql(
+      "SELECT metadata->>'line' FROM message_store.messages ORDER BY global_position")
+    #expect(rows == (try String(contentsOfFile: file, encoding: .utf8)))
+    for model in [["state", "contacts", "--json"], ["history", "contact-2"]] {
+      let fromFile = try ReplayProcess.run(model + ["--log", file])
+      let fromDatabase = try ReplayProcess.run(model + ["--log", url])
+      #expect(fromDatabase.status == 0 && fromDatabase.output == fromFile.output, "\(model)")
+    }
+    return rows
+  }
+
+  /// `import contacts` into a database seals as into a file, and `--include-erased` brings an
+  /// erased contact back under a new key there too.
+  @Test func importedContactsAreSealedAsInTheFile() throws {
+    try withInitializedDatabase { directory, server, url in
+      let source = RepositoryFiles.seedDataPath("contacts-v3.json")
+      let rows = try Self.expectSame(
+        [
+          (["import", "contacts", source], 0),
+          (["contacts", "erase", "2", "--json"], 0),
+          (["import", "contacts", source], 0),
+          (["import", "contacts", source, "--include-erased"], 0),
+        ], file: directory + "/events.jsonl", url: url, server: server)
+      #expect(rows.split(separator: "\n").count == 20)
+      #expect(
+        try Self.count(server, "SELECT count(*) FROM message_store.replay_keys WHERE key IS NULL")
+          == 1)
+      #expect(try Self.unpairedKeysAndRows(server) == 0)
+    }
+  }
+
   @Test func contactsWrittenThroughTheDatabaseEqualTheFile() throws {
     try withInitializedDatabase { directory, server, url in
       let file = directory + "/events.jsonl"
@@ -101,25 +149,8 @@ struct PostgresContactsTests {
         (["append", "--file", readd], 0),
         (["contacts", "unfavorite", "1", "--expected-version", "1"], 3),
       ]
-      for command in commands {
-        let onFile = try ReplayProcess.run(
-          command.arguments + ["--log", file], environment: Self.environment)
-        let onDatabase = try ReplayProcess.run(
-          command.arguments + ["--log", url], environment: Self.environment)
-        #expect(onFile.status == command.status, "\(command): \(onFile.error)")
-        #expect(onDatabase.status == command.status, "\(command): \(onDatabase.error)")
-        // The erasure's JSON differs only in the checkpoints (the database had none either).
-        #expect(onDatabase.output == onFile.output, "\(command)")
-      }
-      let rows = try server.psql(
-        "SELECT metadata->>'line' FROM message_store.messages ORDER BY global_position")
-      #expect(rows == (try String(contentsOfFile: file, encoding: .utf8)))
+      let rows = try Self.expectSame(commands, file: file, url: url, server: server)
       #expect(rows.contains("ContactErased") && !rows.contains("Ana Lima"))
-      for model in [["state", "contacts", "--json"], ["history", "contact-2"]] {
-        let fromFile = try ReplayProcess.run(model + ["--log", file])
-        let fromDatabase = try ReplayProcess.run(model + ["--log", url])
-        #expect(fromDatabase.status == 0 && fromDatabase.output == fromFile.output, "\(model)")
-      }
       let state = try ReplayProcess.run(["state", "contacts", "--log", url]).output
       #expect(state.contains("Ana Lima Neto") && state.contains("Bo Returns"))
       // The erased contact's first key is NULL; its re-add got a second.
