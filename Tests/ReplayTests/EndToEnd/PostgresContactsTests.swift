@@ -82,14 +82,14 @@ struct PostgresContactsTests {
     server: PostgresTestServer
   ) throws -> String {
     for command in commands {
-      let onFile = try ReplayProcess.run(
-        command.arguments + ["--log", file], environment: environment)
-      let onDatabase = try ReplayProcess.run(
-        command.arguments + ["--log", url], environment: environment)
-      #expect(onFile.status == command.status, "\(command): \(onFile.error)")
-      #expect(onDatabase.status == command.status, "\(command): \(onDatabase.error)")
+      let results = try [file, url].map {
+        try ReplayProcess.run(command.arguments + ["--log", $0], environment: environment)
+      }
+      for result in results {
+        #expect(result.status == command.status, "\(command): \(result.error)")
+      }
       // An erasure's JSON counts checkpoints: neither store has any here.
-      #expect(onDatabase.output == onFile.output, "\(command)")
+      #expect(results[1].output == results[0].output, "\(command)")
     }
     let rows = try server.psql(
       "SELECT metadata->>'line' FROM message_store.messages ORDER BY global_position")
