@@ -203,9 +203,6 @@ package final class LogShipper {
     report(progress)
   }
 
-  /// Keys sent in one `INSERT` at most (three parameters each, well under the protocol's 65,535).
-  private static let keyRowsAStatement = 2000
-
   /// The batch's rows and the new position, in one transaction.
   private func write(
     logID: String, last: (sequence: Int64, id: String, timestamp: Timestamp),
@@ -226,21 +223,11 @@ package final class LogShipper {
         if direct == "t" { throw PostgresError.writtenDirectly(logPath: logPath) }
       }
       try connection.copy(Batch.copyStatement, data: batch.rows)
-      // A key already there stays; one the log's store destroyed since is destroyed here. One
-      // statement for up to `keyRowsAStatement` keys, not one a key.
-      var first = 0
-      while first < keyRows.count {
-        let rows = keyRows[first..<min(first + Self.keyRowsAStatement, keyRows.count)]
-        let values = (0..<rows.count).map {
-          "($\(3 * $0 + 1), $\(3 * $0 + 2), decode($\(3 * $0 + 3), 'hex'))"
-        }
-        try connection.query(
-          "INSERT INTO message_store.replay_keys AS keys (key_id, contact, key) VALUES "
-            + values.joined(separator: ", ")
-            + " ON CONFLICT (key_id) DO UPDATE SET key = NULL WHERE excluded.key IS NULL",
-          rows.flatMap { $0 })
-        first += rows.count
-      }
+      // A key already there stays; one the log's store destroyed since is destroyed here.
+      try MessageStoreKeys.insert(
+        keyRows,
+        onConflict: "ON CONFLICT (key_id) DO UPDATE SET key = NULL WHERE excluded.key IS NULL",
+        on: connection)
       let moved = try connection.query(
         """
         INSERT INTO message_store.replay_shipped AS shipped (log_id, seq, event_id, log_path)
@@ -287,23 +274,10 @@ package final class LogShipper {
             contact: contact))
       }
       for entry in entries {
-        let hex = entry.key.map { key in key.withUnsafeBytes(Self.hex) }
-        rows.append([entry.id.description, contact, hex])
+        rows.append(MessageStoreKeys.row(id: entry.id, contact: contact, key: entry.key))
       }
     }
     return rows
-  }
-
-  /// `bytes` in lowercase hexadecimal.
-  private static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      text.append(digits[Int(byte >> 4)])
-      text.append(digits[Int(byte & 0x0f)])
-    }
-    return String(decoding: text, as: UTF8.self)
   }
 
   private static func keysByContact(

@@ -232,26 +232,6 @@ package struct MessageStoreLog {
   static func keys(
     on connection: PostgresConnection
   ) throws -> [KeyStore.KeyID: KeyStore.Lookup] {
-    let rows = try connection.query(
-      "SELECT key_id, contact, encode(key, 'hex') FROM message_store.replay_keys", []
-    ).rows
-    var keys: [KeyStore.KeyID: KeyStore.Lookup] = [:]
-    keys.reserveCapacity(rows.count)
-    for row in rows {
-      guard let text = row[0], let id = KeyStore.KeyID(text), let contact = row[1] else {
-        throw EngineError.invalidEvent(
-          location: "message_store.replay_keys",
-          problem: "key_id '\(row[0] ?? "NULL")' is not 16 hex digits; it was not written by replay"
-        )
-      }
-      guard let hex = row[2] else {
-        keys[id] = .erased(contact: contact)
-        continue
-      }
-      let bytes = SHA256.bytes(fromHex: hex) ?? []
-      keys[id] = .present(
-        KeyStore.Entry(id: id, contact: contact, key: try ChaCha20Poly1305.Key(bytes: bytes)))
-    }
-    return keys
+    try MessageStoreKeys.lookups(on: connection)
   }
 }

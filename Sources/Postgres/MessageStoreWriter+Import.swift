@@ -18,7 +18,7 @@ extension MessageStoreWriter {
       SELECT stream_name, metadata->>'line' FROM message_store.messages
       WHERE stream_name IN (SELECT jsonb_array_elements_text($1::jsonb))
       ORDER BY stream_name, position
-      """, [Self.jsonArray(streams)]
+      """, [JSONArray.of(streams)]
     ).rows
     for row in rows {
       guard let stream = row[0], var line = row[1] else {

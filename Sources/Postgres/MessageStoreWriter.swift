@@ -31,8 +31,8 @@ package final class MessageStoreWriter {
   /// The clock, the id generator and the lock timeout, as for a file.
   package let configuration: EventLog.Configuration
   let connection: PostgresConnection
-  /// The keys of `replay_keys`, once read (for the domain events of sealed contacts).
-  private var keys: [KeyStore.KeyID: KeyStore.Lookup]?
+  /// The keys of `replay_keys` read so far (for the domain events of sealed contacts).
+  private var keys: [KeyStore.KeyID: KeyStore.Lookup] = [:]
 
   /// Connects and checks the schema.
   /// - Parameters:
@@ -71,7 +71,10 @@ package final class MessageStoreWriter {
     return try append([write]).outcomes
   }
 
-  /// Appends `writes` as one atomic write: one transaction.
+  /// Appends `writes` as one atomic write: one transaction. The personal data of schema 1
+  /// `ContactAdded` and `ContactUpdated` is sealed as the file writer seals it, under each
+  /// contact's key in `replay_keys`; a contact without one gets a new key, inserted in the
+  /// same transaction as the rows.
   /// - Returns: What became of each event and the events appended.
   /// - Throws: `EngineError.versionConflict`, `.duplicateEventID`, `.invalidEvent`;
   ///   `PostgresError.replicaOfLog` for a database `replay ship` fills,
@@ -79,39 +82,61 @@ package final class MessageStoreWriter {
   ///   connection's errors. Nothing is written when anything is thrown.
   @discardableResult
   package func append(_ writes: [EventLog.StreamWrite]) throws -> StoreWrite {
+    try transaction { try write(writes) }
+  }
+
+  /// Runs `body` in one transaction holding the store's lock (waiting for the other writers
+  /// up to `lock_timeout`): committed when it returns, rolled back when it throws.
+  private func transaction<Result>(_ body: () throws -> Result) throws -> Result {
     try connection.execute("BEGIN")
     do {
-      // Waits for the other writers (up to `lock_timeout`).
       try connection.execute(Self.lockKey)
-      let write = try plan(writes)
-      if let last = write.appended.last {
-        var batch = Batch()
-        batch.positioned = true
-        for event in write.appended {
-          var line = event.logLine
-          line.removeLast()
-          try line.withUnsafeBufferPointer { bytes in
-            try StoreWrite.decodeLine(bytes, source: name) { batch.append($0) }
-          }
-        }
-        try connection.copy(Batch.positionedCopyStatement, data: batch.rows)
-        // Other tools' `write_message` takes the next value of the column's sequence.
-        try connection.query(
-          """
-          SELECT setval(pg_get_serial_sequence('message_store.messages', 'global_position'),
-            $1::bigint)
-          """, [String(last.sequence)])
-      }
+      let result = try body()
       try connection.execute("COMMIT")
-      return write
+      return result
     } catch {
       _ = try? connection.execute("ROLLBACK")
       throw error
     }
   }
 
+  /// Plans `writes` and inserts their rows and the keys their sealing made, in the caller's
+  /// transaction.
+  private func write(_ writes: [EventLog.StreamWrite]) throws -> StoreWrite {
+    let (write, madeKeys) = try plan(writes)
+    if let last = write.appended.last {
+      var batch = Batch()
+      batch.positioned = true
+      for event in write.appended {
+        var line = event.logLine
+        line.removeLast()
+        try line.withUnsafeBufferPointer { bytes in
+          try StoreWrite.decodeLine(bytes, source: name) { batch.append($0) }
+        }
+      }
+      try connection.copy(Batch.positionedCopyStatement, data: batch.rows)
+      // Other tools' `write_message` takes the next value of the column's sequence.
+      try connection.query(
+        """
+        SELECT setval(pg_get_serial_sequence('message_store.messages', 'global_position'),
+          $1::bigint)
+        """, [String(last.sequence)])
+    }
+    if !madeKeys.isEmpty {
+      // In the rows' transaction: a write that fails or is killed leaves neither.
+      try MessageStoreKeys.insert(
+        madeKeys.map { MessageStoreKeys.row(id: $0.id, contact: $0.contact, key: $0.key) },
+        onConflict: "", on: connection)
+      keys = [:]
+    }
+    return write
+  }
+
   /// Reads what the write depends on, under the store's lock, and plans it.
-  private func plan(_ writes: [EventLog.StreamWrite]) throws -> StoreWrite {
+  /// Returns the write and the keys its sealing made.
+  private func plan(
+    _ writes: [EventLog.StreamWrite]
+  ) throws -> (StoreWrite, madeKeys: [KeyStore.Entry]) {
     let head = try connection.query(
       """
       SELECT (SELECT log_path FROM message_store.replay_shipped LIMIT 1),
@@ -142,7 +167,7 @@ package final class MessageStoreWriter {
           coalesce((SELECT max(m.position) FROM message_store.messages m
             WHERE m.stream_name = s.name), -1)
         FROM jsonb_array_elements_text($1::jsonb) AS s(name)
-        """, [Self.jsonArray(streams)]
+        """, [JSONArray.of(streams)]
       ).rows
       for row in rows {
         if let stream = row[0], let position = row[2].flatMap({ Int64($0) }) {
@@ -157,7 +182,7 @@ package final class MessageStoreWriter {
         """
         SELECT metadata->>'line' FROM message_store.messages
         WHERE id IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))
-        """, [Self.jsonArray(ids)]
+        """, [JSONArray.of(ids)]
       ).rows
       for row in rows {
         guard var line = row[0] else { continue }
@@ -167,18 +192,15 @@ package final class MessageStoreWriter {
         stored[event.id] = event
       }
     }
-    return try StoreWrite(
-      writes, after: lastSequence, lastTimestamp: lastTimestamp, configuration: configuration,
-      version: { versions[$0] ?? 0 }, stored: stored)
-  }
-
-  /// `values` as a JSON array of strings: a parameter `jsonb_array_elements_text` unpacks.
-  static func jsonArray(_ values: [String]) -> String {
-    var writer = JSONWriter(capacity: 64 * values.count)
-    writer.beginArray()
-    for value in values { writer.string(value) }
-    writer.endArray()
-    return String(decoding: writer.bytes, as: UTF8.self)
+    var sealing = try MessageStoreKeys(
+      on: connection, logName: name, contacts: StoreWrite.contactsToSeal(in: writes))
+    while true {
+      let write = try StoreWrite(
+        writes, after: lastSequence, lastTimestamp: lastTimestamp, configuration: configuration,
+        version: { versions[$0] ?? 0 }, stored: stored, keys: &sealing)
+      // A new key's id another contact's key has (1 in 2⁶⁴ a pair): planned again without it.
+      if try !sealing.forgetMadeKeysIfTheirIDsClash() { return (write, sealing.made) }
+    }
   }
 }
 
@@ -217,18 +239,20 @@ extension MessageStoreWriter: EventStorage {
   package func domainEvent<D: Decider>(of event: RecordedEvent, for decider: D.Type) throws
     -> D.Event?
   {
-    let keys = try keyLookup()
-    return try event.domainEvent(
+    try event.domainEvent(
       for: decider, logName: name, keyStoreName: name + " (message_store.replay_keys)",
-      keys: { keys[$0] ?? .missing })
+      keys: { try self.key($0) })
   }
 
-  /// The keys of `replay_keys`, read once a writer.
-  private func keyLookup() throws -> [KeyStore.KeyID: KeyStore.Lookup] {
-    if let keys { return keys }
-    let read = try MessageStoreLog.keys(on: connection)
-    keys = read
-    return read
+  /// What `replay_keys` says of key `id`, read once a writer (and again after a write of
+  /// this writer changed the table).
+  private func key(_ id: KeyStore.KeyID) throws -> KeyStore.Lookup {
+    if let known = keys[id] { return known }
+    let lookup =
+      try MessageStoreKeys.lookups(on: connection, where: "key_id = $1", [id.description])[id]
+      ?? .missing
+    keys[id] = lookup
+    return lookup
   }
 }
 
@@ -242,5 +266,60 @@ extension MessageStoreWriter {
       WHERE left(stream_name, length($1)) = $1
       """, [prefix]
     ).rows.compactMap { $0[0] }
+  }
+}
+
+extension MessageStoreWriter {
+  /// Erases contact `id`'s personal data, as `EventLog.eraseContact` does in a file. In one
+  /// transaction under the store's lock: appends `ContactErased` (decided by `ContactDecider`
+  /// on the stream read; who, when and why in `metadata`, no personal data), sets the
+  /// contact's keys in `replay_keys` to NULL (its sealed rows then read as erased, at every
+  /// seq) and deletes the rows of `replay_checkpoints` (caches that hold the contact sealed
+  /// under keys derived from those). Then `VACUUM FULL` rewrites both tables without their old
+  /// row versions, which hold the key and the checkpoints until a vacuum.
+  ///
+  /// Run again for an erased contact, it appends nothing and vacuums again: an erasure whose
+  /// vacuum a crash stopped is finished so.
+  /// - Throws: `EventsError.unknownEntity` for a contact never added, and as `append(_:)`;
+  ///   nothing is written when anything is thrown before the commit.
+  package func eraseContact(
+    _ id: ContactID, metadata: EventMetadata = EventMetadata()
+  ) throws -> ContactErasure {
+    let erasure = try transaction {
+      let (recorded, version) = try events(inStream: id.streamName)
+      let state = ContactDecider.fold(
+        try recorded.compactMap { try domainEvent(of: $0, for: ContactDecider.self) })
+      let decision = try ContactDecider.decision(.eraseContact(id: id), state)
+      var appended: RecordedEvent?
+      if !decision.events.isEmpty {
+        let proposed = decision.events.map {
+          EventVocabulary.proposedEvent(.contact($0), metadata: metadata).event
+        }
+        appended = try write([
+          EventLog.StreamWrite(
+            stream: id.streamName, expectedVersion: .exactly(version), events: proposed)
+        ]).appended.first
+      }
+      let destroyed = try connection.query(
+        "UPDATE message_store.replay_keys SET key = NULL WHERE contact = $1 AND key IS NOT NULL",
+        [id.rawValue]
+      ).affectedRows
+      var removed = 0
+      if appended != nil || destroyed > 0, try MessageStoreCheckpoints.tableExists(on: connection) {
+        removed = try connection.execute("DELETE FROM message_store.replay_checkpoints")
+          .affectedRows
+      }
+      return ContactErasure(
+        event: appended, destroyedKeyCount: destroyed, removedCheckpointCount: removed,
+        noChangeReason: appended == nil ? decision.noChangeReason : nil)
+    }
+    keys = [:]
+    // Outside the transaction (VACUUM cannot run in one): the destroyed keys' old row
+    // versions are dead tuples until then (docs/SCALING.md says what WAL and backups hold).
+    try connection.execute("VACUUM FULL message_store.replay_keys")
+    if try MessageStoreCheckpoints.tableExists(on: connection) {
+      try connection.execute("VACUUM FULL message_store.replay_checkpoints")
+    }
+    return erasure
   }
 }

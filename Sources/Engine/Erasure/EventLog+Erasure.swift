@@ -23,6 +23,18 @@ public struct ContactErasure: Sendable, Equatable {
   public var checkpointsNotRemoved: [String] = []
   /// Why nothing was appended, when nothing was.
   public var noChangeReason: String?
+
+  /// What an erasure did, in a file or in a store kept elsewhere.
+  package init(
+    event: RecordedEvent?, destroyedKeyCount: Int, removedCheckpointCount: Int,
+    checkpointsNotRemoved: [String] = [], noChangeReason: String?
+  ) {
+    self.event = event
+    self.destroyedKeyCount = destroyedKeyCount
+    self.removedCheckpointCount = removedCheckpointCount
+    self.checkpointsNotRemoved = checkpointsNotRemoved
+    self.noChangeReason = noChangeReason
+  }
 }
 
 extension EventLog {

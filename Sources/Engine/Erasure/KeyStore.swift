@@ -205,6 +205,20 @@ package struct KeyStore: Sendable {
   mutating func addPending(
     contact: String, seeded: inout GeneratorRandom?
   ) throws(KeyStoreError) -> Entry {
+    let entry = try Self.makeKey(for: contact, seeded: &seeded) { keys[$0] != nil }
+    pending.append(entry)
+    remember(entry)
+    return entry
+  }
+
+  /// A new key for `contact`, from `seeded` when given (four draws for the key, then one for
+  /// each id tried), else from the secure random source, under an id `isTaken` refuses: what
+  /// every store of keys (this file, a database's key table) makes, so a seed gives the same
+  /// keys in each.
+  /// - Throws: `KeyStoreError.randomSourceFailed`.
+  package static func makeKey(
+    for contact: String, seeded: inout GeneratorRandom?, isTaken: (KeyID) -> Bool
+  ) throws(KeyStoreError) -> Entry {
     let key: ChaCha20Poly1305.Key
     var id: KeyID
     do {
@@ -212,20 +226,17 @@ package struct KeyStore: Sendable {
         var secret: [UInt8] = []
         for _ in 0..<4 { withUnsafeBytes(of: seeded?.next() ?? 0) { secret += $0 } }
         key = try ChaCha20Poly1305.Key(bytes: secret)
-        repeat { id = KeyID(rawValue: seeded?.next() ?? 0) } while keys[id] != nil
+        repeat { id = KeyID(rawValue: seeded?.next() ?? 0) } while isTaken(id)
       } else {
         key = try ChaCha20Poly1305.Key.random()
         repeat {
           id = KeyID(rawValue: try SecureRandom.bytes(count: 8).reduce(0) { $0 << 8 | UInt64($1) })
-        } while keys[id] != nil
+        } while isTaken(id)
       }
     } catch {
       throw .randomSourceFailed(String(describing: error))
     }
-    let entry = Entry(id: id, contact: contact, key: key)
-    pending.append(entry)
-    remember(entry)
-    return entry
+    return Entry(id: id, contact: contact, key: key)
   }
 
   /// Takes `entry` as one of the store's keys, the contact's newest.

@@ -131,7 +131,7 @@ public struct LogMigration: Sendable {
       if line.schemaVersion == 1, PersonalData.carriesPersonalData(type: line.typeBytes) {
         let event = line.recordedEvent()
         let sealed = try PersonalData.seal(
-          event.data, type: event.type, id: event.id, stream: event.stream, store: &store,
+          event.data, type: event.type, id: event.id, stream: event.stream, keys: &store,
           seeded: &seeded)
         sealed.withUnsafeBytes { data in
           LogLineCodec.encode(

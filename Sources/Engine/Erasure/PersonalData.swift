@@ -258,12 +258,19 @@ enum PersonalData {
 
   // MARK: Sealing
 
+  /// The generator seeded sealing draws from for a write whose first new event gets
+  /// `firstSequence` (`EventLog.Configuration.sealingSeed`); nil without a seed (the secure
+  /// random source then). The same seed and seq give the same keys and nonces in every store.
+  static func sealingRandom(seed: String?, firstSequence: Int64) -> GeneratorRandom? {
+    seed.map { GeneratorRandom(seed: "\($0)/personal-data/\(firstSequence)") }
+  }
+
   /// The schema 2 payload of a schema 1 `ContactAdded` or `ContactUpdated` whose bytes are
   /// `data` (already validated), sealed under the contact's key for the event `id` of
-  /// `stream`; makes the key when the contact has none, held in `store` until the caller's
-  /// `commitPending()`, which must return before the payload is written.
+  /// `stream`; `keys` gives that key, or makes one that the caller must make durable before
+  /// (or with) the payload.
   static func seal(
-    _ data: [UInt8], type: String, id: EventID, stream: String, store: inout KeyStore,
+    _ data: [UInt8], type: String, id: EventID, stream: String, keys: inout some SealingKeys,
     seeded: inout GeneratorRandom?
   ) throws -> [UInt8] {
     let event: DomainEvent?
@@ -273,17 +280,7 @@ enum PersonalData {
       throw EngineError.invalidEvent(location: nil, problem: error.description)
     }
     guard let payload = event?.personalDataPayload else { return data }
-    let contact = payload.contactID.rawValue
-    let entry: KeyStore.Entry
-    if let existing = store.key(forContact: contact) {
-      entry = existing
-    } else {
-      do throws(KeyStoreError) {
-        entry = try store.addPending(contact: contact, seeded: &seeded)
-      } catch {
-        throw EngineError.keyStore(error)
-      }
-    }
+    let entry = try keys.sealingKey(forContact: payload.contactID.rawValue, seeded: &seeded)
     let binding = SealedRecord.Binding(eventID: id, stream: stream, type: type)
     let record: SealedRecord
     do throws(CryptoError) {
@@ -301,5 +298,43 @@ enum PersonalData {
     }
     return payload.sealing(SealedPersonalData(keyID: entry.id.rawValue, record: record))
       .encodedData
+  }
+
+  /// The contact a schema 1 `ContactAdded` or `ContactUpdated` is about, the one its sealing
+  /// needs a key for; nil for any other event, and for one that does not decode (its write's
+  /// checks refuse it).
+  static func contactToSeal(_ event: ProposedEvent) -> String? {
+    guard event.schemaVersion == 1, carriesPersonalData(type: event.type) else { return nil }
+    let decoded = try? EventVocabulary.decode(
+      type: event.type, schemaVersion: 1, data: event.data, strict: false)
+    return decoded?.personalDataPayload?.contactID.rawValue
+  }
+}
+
+/// Where sealing finds the key a contact's personal data goes under: the key store beside a
+/// log file (`KeyStore`), or the key table of a log kept in PostgreSQL. `PersonalData.seal`
+/// asks it, so both seal the same way, and a seed gives both the same bytes.
+package protocol SealingKeys {
+  /// The key `contact`'s personal data is sealed under: the contact's newest key not
+  /// destroyed, or, when it has none (never sealed, or erased), a new one
+  /// (`KeyStore.makeKey(for:seeded:isTaken:)`) held until the write commits. The write makes
+  /// it durable before, or in the same commit as, the first event sealed under it.
+  /// - Throws: `EngineError.keyStore` when the keys cannot be read or the random source fails.
+  mutating func sealingKey(
+    forContact contact: String, seeded: inout GeneratorRandom?
+  ) throws -> KeyStore.Entry
+}
+
+extension KeyStore: SealingKeys {
+  /// The contact's newest key, or one made now and held until `commitPending()`.
+  package mutating func sealingKey(
+    forContact contact: String, seeded: inout GeneratorRandom?
+  ) throws -> Entry {
+    if let existing = key(forContact: contact) { return existing }
+    do throws(KeyStoreError) {
+      return try addPending(contact: contact, seeded: &seeded)
+    } catch {
+      throw EngineError.keyStore(error)
+    }
   }
 }

@@ -141,7 +141,8 @@ extension EventLog {
             found.insert(.event)
             if event.schemaVersion >= 2, PersonalData.carriesPersonalData(type: event.type),
               let id = event.id,
-              (try? log.checkOpens(event, id: id, stream: write.stream, sequence: 0, keys: &keys))
+              (try? EventLog.checkOpens(
+                event, id: id, stream: write.stream, sequence: 0, keys: &keys))
                 != nil
             {
               found.insert(.opens)

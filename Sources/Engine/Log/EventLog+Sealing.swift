@@ -32,13 +32,14 @@ extension EventLog {
         switch event.schemaVersion {
         case 1:
           var keyStore = try store ?? log.openLog.keys.store()
-          if store == nil, let seed = log.configuration.sealingSeed {
-            seeded = GeneratorRandom(seed: "\(seed)/personal-data/\(firstSequence)")
+          if store == nil {
+            seeded = PersonalData.sealingRandom(
+              seed: log.configuration.sealingSeed, firstSequence: firstSequence)
           }
           store = nil
           defer { store = keyStore }
           event.data = try PersonalData.seal(
-            event.data, type: event.type, id: id, stream: stream, store: &keyStore,
+            event.data, type: event.type, id: id, stream: stream, keys: &keyStore,
             seeded: &seeded)
           event.schemaVersion = 2
           event.id = id
@@ -50,7 +51,7 @@ extension EventLog {
           var ring = keys ?? PersonalData.KeyRing(log.openLog)
           keys = nil
           defer { keys = ring }
-          try log.checkOpens(event, id: id, stream: stream, sequence: sequence, keys: &ring)
+          try EventLog.checkOpens(event, id: id, stream: stream, sequence: sequence, keys: &ring)
         }
       }
     }
@@ -67,8 +68,9 @@ extension EventLog {
   }
 
   /// Checks that `event`, a contact event offered sealed (schema 2), opens with this log's
-  /// keys under `id` and `stream`: what a write asks of a record it did not seal itself.
-  func checkOpens(
+  /// keys under `id` and `stream`: what a write asks of a record it did not seal itself (on a
+  /// file, and on a store kept elsewhere, `StoreWrite`).
+  static func checkOpens(
     _ event: ProposedEvent, id: EventID, stream: String, sequence: Int64,
     keys: inout PersonalData.KeyRing
   ) throws {

@@ -2,8 +2,9 @@ import Events
 
 /// A write planned for a store other than the log file (PostgreSQL's `messages` table): the
 /// file writer's checks (envelope, ids, expected versions, times that never go backwards) and
-/// its line encoder, given what the store holds. The store commits `appended` (each event's
-/// `logLine` is the line the file writer would have written at that seq) or nothing.
+/// its line encoder and its sealing of contacts' personal data, given what the store holds.
+/// The store commits `appended` (each event's `logLine` is the line the file writer would have
+/// written at that seq) and the keys sealing made, or nothing.
 package struct StoreWrite {
   /// What became of each proposed event, in order (a duplicate reports the copy stored).
   package private(set) var outcomes: [EventLog.Outcome] = []
@@ -20,12 +21,17 @@ package struct StoreWrite {
   ///   - configuration: The clock and the id generator (as the file writer's).
   ///   - version: Each stream's current version in the store (0 when it has no event).
   ///   - stored: The events already in the store with one of the write's ids.
+  ///   - keys: The store's keys: schema 1 `ContactAdded` and `ContactUpdated` are sealed
+  ///     under them as the file writer seals them (`configuration.sealingSeed` giving the
+  ///     file's bytes), the keys they make held in `keys` for the store to commit with the
+  ///     rows; schema 2 ones must open with them.
   /// - Throws: `EngineError.versionConflict`, `.duplicateEventID`, `.invalidEvent` (the
-  ///   envelope's rules, an id twice in the write, a chosen clock before the last event).
+  ///   envelope's rules, an id twice in the write, a chosen clock before the last event, a
+  ///   sealed record that does not open), `.keyStore`, and what `keys` throws.
   package init(
     _ writes: [EventLog.StreamWrite], after lastSequence: Int64, lastTimestamp: Timestamp?,
     configuration: EventLog.Configuration, version: (String) throws -> Int64,
-    stored: [EventID: RecordedEvent]
+    stored: [EventID: RecordedEvent], keys: inout some StoreKeys
   ) throws {
     let total = writes.reduce(0) { $0 + $1.events.count }
     var nextVersions: [String: Int64] = [:]
@@ -45,13 +51,6 @@ package struct StoreWrite {
         let place = position
         let location = total > 1 ? "event \(place) of \(total)" : nil
         try EventLog.validate(event, location: location)
-        if PersonalData.carriesPersonalData(type: event.type) {
-          throw EngineError.invalidEvent(
-            location: location,
-            problem:
-              "a \(event.type) carries personal data, which a log kept in PostgreSQL cannot seal yet; append it to a log file (and ship that file), or leave its personal fields out"
-          )
-        }
         if let id = event.id {
           if let existing = stored[id] {
             try Self.requireSame(existing, event, stream: write.stream)
@@ -88,19 +87,54 @@ package struct StoreWrite {
     let first = lastSequence + 1
     let batch = planned.count > 1 ? first...(lastSequence + Int64(planned.count)) : nil
     appended.reserveCapacity(planned.count)
+    // Sealing draws in seq order from one generator per write, as the file writer's does.
+    var seeded = PersonalData.sealingRandom(
+      seed: configuration.sealingSeed, firstSequence: first)
+    var ring: PersonalData.KeyRing?
     for (offset, new) in planned.enumerated() {
       let sequence = first + Int64(offset)
+      var event = new.event
+      let id = event.id ?? configuration.makeEventID(sequence)
+      if PersonalData.carriesPersonalData(type: event.type) {
+        if event.schemaVersion == 1 {
+          event.data = try PersonalData.seal(
+            event.data, type: event.type, id: id, stream: new.stream, keys: &keys,
+            seeded: &seeded)
+          event.schemaVersion = 2
+        } else {
+          let reader = keys
+          var opening =
+            ring
+            ?? PersonalData.KeyRing(
+              logName: keys.logName, keyStoreName: keys.keyStoreName,
+              lookup: { try reader.lookup($0) })
+          try EventLog.checkOpens(
+            event, id: id, stream: new.stream, sequence: sequence, keys: &opening)
+          ring = opening
+        }
+      }
       appended.append(
         RecordedEvent(
-          sequence: sequence, id: new.event.id ?? configuration.makeEventID(sequence),
-          stream: new.stream, version: new.version, type: new.event.type,
-          schemaVersion: new.event.schemaVersion, timestamp: timestamp, batch: batch,
-          metadata: new.event.metadata, data: new.event.data))
+          sequence: sequence, id: id, stream: new.stream, version: new.version,
+          type: event.type, schemaVersion: event.schemaVersion, timestamp: timestamp,
+          batch: batch, metadata: event.metadata, data: event.data))
     }
     var duplicates = outcomes.makeIterator()
     outcomes = slots.compactMap { slot in
       slot.map { EventLog.Outcome(event: appended[$0], isDuplicate: false) } ?? duplicates.next()
     }
+  }
+
+  /// The contacts whose keys sealing `writes` needs (those of its schema 1 `ContactAdded` and
+  /// `ContactUpdated`), for a store to read their keys at once before planning.
+  package static func contactsToSeal(in writes: [EventLog.StreamWrite]) -> Set<String> {
+    var contacts: Set<String> = []
+    for write in writes {
+      for event in write.events {
+        if let contact = PersonalData.contactToSeal(event) { contacts.insert(contact) }
+      }
+    }
+    return contacts
   }
 
   /// An event offered again under its id must be the one stored.

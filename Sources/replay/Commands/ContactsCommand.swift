@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Postgres
 
 /// `replay contacts favorite|unfavorite|erase <id>`.
 enum ContactsCommand {
@@ -21,7 +22,10 @@ enum ContactsCommand {
       read, at any point of the log, then shows the contact as '(erased)' with only its id, \
       company and favourite flag. The log's bytes do not change: 'replay verify --digest' \
       with a digest taken before still passes. Erasing twice appends nothing. An unknown \
-      contact exits 65; a contact whose data the log holds in clear (schema 1) exits 65 too.
+      contact exits 65; a contact whose data the log holds in clear (schema 1) exits 65 too. \
+      On a log kept in PostgreSQL (--log postgresql://...), the append, the key set to NULL \
+      in message_store.replay_keys and the checkpoints deleted are one transaction, then \
+      VACUUM FULL rewrites those two tables without the old row versions.
       """,
     arguments: [Argument(name: "id", help: "The contact's id, e.g. 13.")],
     options: CommonOptions.audit + CommonOptions.writing + [
@@ -30,10 +34,19 @@ enum ContactsCommand {
     run: { invocation in
       let id = try invocation.domainValue("id") { text throws(EventsError) in try ContactID(text)
       }
-      let log = try invocation.openLogForWriting()
+      let database = try invocation.openPostgresWriter()
+      defer { database?.close() }
       let erasure: ContactErasure
+      let keyStoreName: String
       do {
-        erasure = try log.eraseContact(id, metadata: invocation.metadata)
+        if let database {
+          erasure = try database.eraseContact(id, metadata: invocation.metadata)
+          keyStoreName = database.name + " (message_store.replay_keys)"
+        } else {
+          let log = try invocation.openLogForWriting()
+          erasure = try log.eraseContact(id, metadata: invocation.metadata)
+          keyStoreName = KeyStore.path(forLog: log.path)
+        }
       } catch let error as EventsError {
         throw invocation.inCommandLineWords(error)
       }
@@ -66,7 +79,7 @@ enum ContactsCommand {
       }
       if erasure.destroyedKeyCount > 0 {
         invocation.terminal.write(
-          "destroyed \(erasure.destroyedKeyCount) key\(erasure.destroyedKeyCount == 1 ? "" : "s") in \(KeyStore.path(forLog: log.path)); removed \(erasure.removedCheckpointCount) checkpoint\(erasure.removedCheckpointCount == 1 ? "" : "s")\n"
+          "destroyed \(erasure.destroyedKeyCount) key\(erasure.destroyedKeyCount == 1 ? "" : "s") in \(keyStoreName); removed \(erasure.removedCheckpointCount) checkpoint\(erasure.removedCheckpointCount == 1 ? "" : "s")\n"
         )
       }
       if !erasure.checkpointsNotRemoved.isEmpty {

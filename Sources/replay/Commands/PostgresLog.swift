@@ -104,7 +104,7 @@ extension ParsedInvocation {
     "zipcodes add", "zipcodes modify", "zipcodes remove",
     "animals insert", "animals remove",
     "locations add", "locations rename", "locations move", "locations remove",
-    "contacts favorite", "contacts unfavorite",
+    "contacts favorite", "contacts unfavorite", "contacts erase",
   ]
 
   /// Refuses `--log postgresql://…` (or such a `$REPLAY_LOG`) for the other commands, before

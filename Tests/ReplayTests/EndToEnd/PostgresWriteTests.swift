@@ -113,12 +113,6 @@ struct PostgresWriteTests {
             #"{"id":"9"}"#, "--id", "6b9fdafb-4d9b-4255-aa1a-2c52a1e597b5",
           ], 65, "6b9fdafb-4d9b-4255-aa1a-2c52a1e597b5"
         ),
-        (
-          [
-            "append", "--stream", "contact-9", "--type", "ContactAdded", "--data",
-            #"{"id":"9","name":"Ana Lima","isFavorite":false,"emailAddress":"ana@example.com","source":"t"}"#,
-          ], 65, "cannot seal yet"
-        ),
         (["append", "--file", batch, "--chunk-size", "2"], 64, "--chunk-size"),
         (
           ["append", "--stream", "contact-1", "--type", "ContactFavorited", "--data", "{}"], 65,
