@@ -140,7 +140,7 @@ struct PostgresStoreTests {
         #expect(follow.error.contains("global_position 5 holds no line"), "\(arguments)")
       }
       for arguments in [
-        ["stats"], ["head"],
+        ["prove", "1"], ["rebuild"],
       ] {
         let refused = try ReplayProcess.run(arguments + ["--log", url], directory: directory)
         #expect(refused.status == 64, "\(arguments)")
