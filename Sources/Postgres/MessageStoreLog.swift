@@ -182,8 +182,20 @@ package struct MessageStoreLog {
     return try body(connection)
   }
 
+  /// Every key of `replay_keys`: present, or erased when its key was destroyed.
+  /// - Throws: as `readModels(at:)`.
+  package func keys() throws -> [KeyStore.KeyID: KeyStore.Lookup] {
+    try withConnection { try Self.keys(on: $0) }
+  }
+
+  /// The rows' lines, checked and decoded, in seq order from seq 1, a connection each time
+  /// it is called: the source Engine's readers and `replay report` take.
+  package var lineSource: LineSource {
+    { body in try forEachEvent(matching: EventFilter(), body) }
+  }
+
   /// The key table's name in messages.
-  var keyStoreName: String { name + " (message_store.replay_keys)" }
+  package var keyStoreName: String { name + " (message_store.replay_keys)" }
 
   /// The rows' lines, checked and decoded, as a source the Engine's readers take.
   private func lines(on connection: PostgresConnection) -> LineSource {

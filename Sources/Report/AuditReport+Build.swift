@@ -23,16 +23,7 @@ extension AuditReport {
       passOn(message)
     }
     let reader = replayer.reader
-    if case .sequence(let first)? = request.from, case .sequence(let last)? = request.to,
-      first > last
-    {
-      throw ReportError.emptyWindow("--from seq \(first) is after --to seq \(last)")
-    }
-    if case .instant(let first)? = request.from, case .instant(let last)? = request.to,
-      first > last
-    {
-      throw ReportError.emptyWindow("--from \(first) is after --to \(last)")
-    }
+    try request.checkWindow()
     // One pass folds the read models and counts the window (the report reads every line from
     // the first anyway, so a checkpoint would save folding but not reading), while another
     // thread hashes the log's first bytes for the digest.
@@ -87,16 +78,31 @@ extension AuditReport {
     integrity.checkpointCount = replayer.checkpoints?.entries().count ?? 0
     integrity.warnings = warnings.withLock { $0 }
     if request.verifies {
-      integrity.verification = try LogVerifier(path: reader.path, readSize: reader.readSize)
-        .verify()
+      integrity.verification = Verification(
+        try LogVerifier(path: reader.path, readSize: reader.readSize).verify())
     }
-    let (changes, leftOut, eventsLeftOut) = try histories(
-      from: scan, reader: reader, limits: request.limits)
+    let log = reader.openLog
+    let changes = try histories(
+      from: scan, limits: request.limits,
+      events: { try events(reader, scan: scan, sequences: $0) },
+      fold: { try LogReader.fold($0, of: $1, log: log, recordingFrom: $2) })
     return AuditReport(
-      logPath: reader.path, request: request, models: point.models,
+      logPath: reader.path, request: request, point: point, scan: scan, changes: changes,
+      integrity: integrity)
+  }
+
+  /// The report's parts that come from the pass and the histories, the same for any log.
+  init(
+    logPath: String, request: Request, point: Replayer.Result, scan: WindowScan,
+    changes: (histories: [EntityHistory], leftOut: Int, eventsLeftOut: Int),
+    integrity: Integrity
+  ) {
+    self.init(
+      logPath: logPath, request: request, models: point.models,
       pointSequence: point.lastFoldedSequence, pointTime: scan.pointTime,
-      timeline: scan.timeline(limits: request.limits), changes: changes,
-      changesLeftOut: leftOut, changeEventsLeftOut: eventsLeftOut, integrity: integrity)
+      timeline: scan.timeline(limits: request.limits), changes: changes.histories,
+      changesLeftOut: changes.leftOut, changeEventsLeftOut: changes.eventsLeftOut,
+      integrity: integrity)
   }
 
   /// Whether the log's tree at the head's size has the head's root, in `replay verify
@@ -104,13 +110,21 @@ extension AuditReport {
   static func check(_ head: TreeHead, signedBy: String, against tree: LogTree) throws
     -> NoteCheck
   {
-    var check = NoteCheck(head: head, signedBy: signedBy, logSize: tree.size, problem: nil)
-    if tree.size < head.size {
+    try check(head, signedBy: signedBy, logSize: tree.size) { try tree.root(size: $0) }
+  }
+
+  /// Whether the tree of a log of `logSize` events, whose root at a size `root` gives, has
+  /// the head's root at the head's size.
+  static func check(
+    _ head: TreeHead, signedBy: String, logSize: Int64, root: (Int64) throws -> [UInt8]
+  ) throws -> NoteCheck {
+    var check = NoteCheck(head: head, signedBy: signedBy, logSize: logSize, problem: nil)
+    if logSize < head.size {
       check.problem =
-        "the log has \(tree.size) events, fewer than the \(head.size) the note signs: events "
-        + "after seq \(tree.size) were cut off (or the note is of another log)"
+        "the log has \(logSize) events, fewer than the \(head.size) the note signs: events "
+        + "after seq \(logSize) were cut off (or the note is of another log)"
     } else {
-      let root = try tree.root(size: head.size)
+      let root = try root(head.size)
       if root != head.root {
         check.problem =
           "the log's first \(head.size) events have root \(SHA256.hex(root)), the note signs "
@@ -139,9 +153,15 @@ extension AuditReport {
   }
 
   /// The histories of the window's most recently changed entities, cut to the window and to
-  /// each entity's latest events. Their lines are read where the scan saw them, one by one.
+  /// each entity's latest events.
+  /// - Parameters:
+  ///   - events: the events of each chosen stream (by its index in the scan), given the seqs
+  ///     the scan saw of it (through the window's end).
+  ///   - fold: `LogReader.fold` of a stream's events, recording from the given one.
   static func histories(
-    from scan: WindowScan, reader: LogReader, limits: Limits
+    from scan: WindowScan, limits: Limits,
+    events: ([Int: [Int64]]) throws -> [Int: [RecordedEvent]],
+    fold: ([RecordedEvent], EntityStream, Int) throws -> EntityHistory
   ) throws -> (histories: [EntityHistory], leftOut: Int, eventsLeftOut: Int) {
     guard let first = scan.firstSequence, let last = scan.lastSequence else { return ([], 0, 0) }
     let window = first...last
@@ -150,14 +170,33 @@ extension AuditReport {
     }
     .sorted { $0.last > $1.last }
     let chosen = entities.prefix(limits.changedEntities)
-    let sequences = scan.sequences(ofStreams: Set(chosen.map(\.index)))
-    let file = try reader.openLog.openForReading()
-    defer { file.close() }
+    let streamEvents = try events(scan.sequences(ofStreams: Set(chosen.map(\.index))))
     var histories: [EntityHistory] = []
     var eventsLeftOut = 0
     for entity in chosen {
+      let events = streamEvents[entity.index] ?? []
+      // Only the latest events in the window are shown: entries are built for those alone.
+      let windowCount = events.reduce(0) { $0 + (window.contains($1.sequence) ? 1 : 0) }
+      let lastInWindow = events.lastIndex { window.contains($0.sequence) } ?? events.count - 1
+      let first = max(0, lastInWindow + 1 - min(windowCount, limits.eventsPerEntity))
+      var history = try fold(events, entity.stream, first)
+      history.events = history.events.filter { window.contains($0.sequence) }
+      eventsLeftOut += max(0, windowCount - history.events.count)
+      histories.append(history)
+    }
+    return (histories, entities.count - chosen.count, eventsLeftOut)
+  }
+
+  /// The events at `sequences` of the log file, read one by one where the scan saw their
+  /// lines.
+  private static func events(
+    _ reader: LogReader, scan: WindowScan, sequences: [Int: [Int64]]
+  ) throws -> [Int: [RecordedEvent]] {
+    let file = try reader.openLog.openForReading()
+    defer { file.close() }
+    return try sequences.mapValues { sequences in
       var events: [RecordedEvent] = []
-      for sequence in sequences[entity.index] ?? [] {
+      for sequence in sequences {
         let index = Int(sequence - 1)
         let start = scan.lineOffsets[index]
         let end = index + 1 < scan.lineOffsets.count ? scan.lineOffsets[index + 1] : scan.endOffset
@@ -169,17 +208,20 @@ extension AuditReport {
           return false
         }
       }
-      // Only the latest events in the window are shown: entries are built for those alone.
-      let windowCount = events.reduce(0) { $0 + (window.contains($1.sequence) ? 1 : 0) }
-      let lastInWindow = events.lastIndex { window.contains($0.sequence) } ?? events.count - 1
-      let first = max(0, lastInWindow + 1 - min(windowCount, limits.eventsPerEntity))
-      var history = try LogReader.fold(
-        events, of: entity.stream, log: reader.openLog, recordingFrom: first)
-      history.events = history.events.filter { window.contains($0.sequence) }
-      eventsLeftOut += max(0, windowCount - history.events.count)
-      histories.append(history)
+      return events
     }
-    return (histories, entities.count - chosen.count, eventsLeftOut)
+  }
+}
+
+extension AuditReport.Request {
+  /// - Throws: `ReportError.emptyWindow` when the window's bounds are the wrong way round.
+  func checkWindow() throws {
+    if case .sequence(let first)? = from, case .sequence(let last)? = to, first > last {
+      throw ReportError.emptyWindow("--from seq \(first) is after --to seq \(last)")
+    }
+    if case .instant(let first)? = from, case .instant(let last)? = to, first > last {
+      throw ReportError.emptyWindow("--from \(first) is after --to \(last)")
+    }
   }
 }
 

@@ -21,7 +21,7 @@ extension AuditReport {
         + "<meta http-equiv=\"Content-Security-Policy\" content=\""
         + Self.contentSecurityPolicy(script: Self.script, styleSheet: Self.styleSheet) + "\">")
     page.raw(
-      "<title>replay report: " + HTMLText.isolatedPlainText(Self.fileName(logPath))
+      "<title>replay report: " + HTMLText.isolatedPlainText(logTitle)
         + " at seq \(pointSequence)</title>")
     page.raw("<style>" + Self.styleSheet + "</style></head><body>\n")
     header(&page)
@@ -34,9 +34,10 @@ extension AuditReport {
     screensSection(&page, locations: locations)
     mapSection(&page, locations: locations)
     page.raw("</main>\n<footer><p>Written by <code>replay report</code> from ")
-    page.isolated(logPath)
+    page.isolated(integrity.database?.name ?? logPath)
     page.raw(
-      " and its sidecars only. Everything on this page is in this one file: it fetches nothing."
+      (integrity.database == nil ? " and its sidecars" : "")
+        + " only. Everything on this page is in this one file: it fetches nothing."
         + "</p></footer>\n<script>" + Self.script + "</script>\n</body></html>\n")
     return page.html
   }
@@ -54,6 +55,11 @@ extension AuditReport {
     "'sha256-" + Data(SHA256.hash(Array(text.utf8))).base64EncodedString() + "'"
   }
 
+  /// The log's name in the title and the header: the file's name, or the database's.
+  private var logTitle: String {
+    integrity.database == nil ? Self.fileName(logPath) : logPath
+  }
+
   /// The last path component.
   static func fileName(_ path: String) -> String {
     path.split(separator: "/").last.map(String.init) ?? path
@@ -61,7 +67,7 @@ extension AuditReport {
 
   private func header(_ page: inout HTMLText) {
     page.raw("<header><h1>Audit report ")
-    page.userElement("span", "class=\"log\"", Self.fileName(logPath))
+    page.userElement("span", "class=\"log\"", logTitle)
     page.raw("</h1><p class=\"point\">")
     var point = "Read models at "
     switch request.point {
@@ -132,22 +138,14 @@ extension AuditReport {
           + "(\(check.logSize) events) extends it")
       page.raw("</dd>")
     }
-    page.element("dt", "", "Log size")
-    page.element("dd", "", "\(HTMLText.count(Int(integrity.byteCount))) bytes")
-    page.element("dt", "", "Checkpoints")
-    page.element("dd", "", "\(integrity.checkpointCount) beside the log")
-    page.element("dt", "", "Quarantined bytes")
-    if integrity.quarantined.isEmpty {
-      page.element("dd", "", "none")
+    if let database = integrity.database {
+      Self.fact(
+        &page, "Source",
+        "\(database.name), \(HTMLText.count(Int(database.rowCount))) rows (no file: no log "
+          + "size, no quarantine)")
+      Self.fact(&page, "Checkpoints", database.checkpoints)
     } else {
-      page.raw("<dd class=\"bad\"><ul>")
-      for entry in integrity.quarantined {
-        page.raw("<li>")
-        page.isolated(entry.path)
-        page.text(" (\(HTMLText.count(Int(entry.byteCount))) bytes)")
-        page.raw("</li>")
-      }
-      page.raw("</ul></dd>")
+      fileFacts(&page)
     }
     page.element("dt", "", "Warnings")
     if integrity.warnings.isEmpty {
@@ -164,12 +162,11 @@ extension AuditReport {
           "dd", "class=\"ok\"",
           "ok: \(HTMLText.count(verification.eventCount)) events, "
             + "\(HTMLText.count(verification.streamCount)) streams, last seq "
-            + "\(verification.lastSequence), \(verification.checkpointsChecked) checkpoints "
-            + "re-hashed")
+            + "\(verification.lastSequence), \(verification.alsoChecked)")
       } else {
         page.raw("<dd class=\"bad\">\(verification.problems.count) problems<ul>")
         for problem in verification.problems.prefix(request.limits.busiest) {
-          page.element("li", "", problem.description)
+          page.element("li", "", problem)
         }
         page.raw("</ul></dd>")
       }
@@ -179,6 +176,31 @@ extension AuditReport {
           + "<code>replay verify</code> gives it alone)</dd>")
     }
     page.raw("</dl></section>\n")
+  }
+
+  /// The facts only a log file has: its size, its checkpoint folder and its quarantine.
+  private func fileFacts(_ page: inout HTMLText) {
+    Self.fact(&page, "Log size", "\(HTMLText.count(Int(integrity.byteCount))) bytes")
+    Self.fact(&page, "Checkpoints", "\(integrity.checkpointCount) beside the log")
+    page.element("dt", "", "Quarantined bytes")
+    if integrity.quarantined.isEmpty {
+      page.element("dd", "", "none")
+    } else {
+      page.raw("<dd class=\"bad\"><ul>")
+      for entry in integrity.quarantined {
+        page.raw("<li>")
+        page.isolated(entry.path)
+        page.text(" (\(HTMLText.count(Int(entry.byteCount))) bytes)")
+        page.raw("</li>")
+      }
+      page.raw("</ul></dd>")
+    }
+  }
+
+  /// One fact of a `<dl>`: its term and its plain-text detail.
+  private static func fact(_ page: inout HTMLText, _ term: String, _ detail: String) {
+    page.element("dt", "", term)
+    page.element("dd", "", detail)
   }
 
   /// The domains' names and colours (Okabe–Ito, distinguishable with colour-blindness), other

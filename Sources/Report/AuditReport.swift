@@ -157,12 +157,62 @@ package struct AuditReport: Sendable {
     public var checkpointCount = 0
     /// Warnings the reader gave (a damaged last line, a log shorter than its checkpoints).
     public var warnings: [String] = []
-    /// `replay verify`'s report, when the request asked for it.
-    public var verification: LogVerifier.Report?
+    /// `replay verify`'s verdict, when the request asked for it.
+    public var verification: Verification?
     /// The signed head's check, when the request gave one.
     public var noteCheck: NoteCheck?
+    /// The database the log is kept in, when it is not a file (then there is no file size,
+    /// quarantine or checkpoint folder to speak of).
+    public var database: Database?
 
     public init() {}
+  }
+
+  /// A database holding the log, as the page names it.
+  public struct Database: Sendable, Equatable {
+    /// What it is and where: `PostgreSQL database <URL without its password>`.
+    public var name: String
+    /// Rows of the events' table.
+    public var rowCount: Int64
+    /// The checkpoints kept in the database, in a few words.
+    public var checkpoints: String
+  }
+
+  /// `replay verify`'s verdict on the log: of the file (`LogVerifier`) or of a database.
+  public struct Verification: Sendable, Equatable {
+    /// Events that passed every check.
+    public var eventCount: Int
+    /// Distinct streams.
+    public var streamCount: Int
+    /// The last event's seq.
+    public var lastSequence: Int64
+    /// What was checked besides every line, in a few words.
+    public var alsoChecked: String
+    /// Everything wrong, one sentence each.
+    public var problems: [String]
+
+    /// Whether the log passed.
+    public var isValid: Bool { problems.isEmpty }
+
+    public init(
+      eventCount: Int, streamCount: Int, lastSequence: Int64, alsoChecked: String,
+      problems: [String]
+    ) {
+      self.eventCount = eventCount
+      self.streamCount = streamCount
+      self.lastSequence = lastSequence
+      self.alsoChecked = alsoChecked
+      self.problems = problems
+    }
+
+    /// The verdict of `replay verify` on a log file.
+    public init(_ report: LogVerifier.Report) {
+      self.init(
+        eventCount: report.eventCount, streamCount: report.streamCount,
+        lastSequence: report.lastSequence,
+        alsoChecked: "\(report.checkpointsChecked) checkpoints re-hashed",
+        problems: report.problems.map(\.description))
+    }
   }
 
   /// A tree head: the number of events and the root of their tree.

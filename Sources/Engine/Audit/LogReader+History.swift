@@ -82,6 +82,18 @@ extension LogReader {
     try fold(events, of: stream, recordingFrom: first) { try PersonalData.decode($0, log: log) }
   }
 
+  /// `fold(_:of:log:recordingFrom:)` for events kept somewhere other than a file (a
+  /// database): the contacts' keys come from `keys`, named `keyStoreName` in errors.
+  package static func fold(
+    _ events: [RecordedEvent], of stream: EntityStream, logName: String, keyStoreName: String,
+    keys: @escaping (KeyStore.KeyID) throws -> KeyStore.Lookup, recordingFrom first: Int = 0
+  ) throws -> EntityHistory {
+    var ring = PersonalData.KeyRing(logName: logName, keyStoreName: keyStoreName, lookup: keys)
+    return try fold(events, of: stream, recordingFrom: first) {
+      try PersonalData.decode($0, keys: &ring)
+    }
+  }
+
   /// `fold(_:of:log:recordingFrom:)`, with `decode` giving each typed event.
   private static func fold(
     _ events: [RecordedEvent], of stream: EntityStream, recordingFrom first: Int = 0,

@@ -36,21 +36,34 @@ package struct LogDigest: Sendable, Equatable, CustomStringConvertible {
   public static func compute(_ reader: LogReader, through sequence: Int64? = nil) throws
     -> LogDigest
   {
+    try compute(
+      lines: { _ = try reader.forEachEvent($0) }, location: reader.path, through: sequence)
+  }
+
+  /// The digest of the log whose lines `lines` hands out (a file's, or a database's rows'
+  /// lines, which are the file's lines byte for byte: so the digest is the file's), through
+  /// event `sequence` (the last when `nil`).
+  /// - Throws: `EngineError.invalidEvent` naming `location` when the log has fewer events
+  ///   than `sequence`; what `lines` throws.
+  package static func compute(lines: LineSource, location: String, through sequence: Int64?)
+    throws -> LogDigest
+  {
     var hasher = SHA256()
     let newline: [UInt8] = [0x0A]
     var covered: Int64 = 0
     var byteCount: Int64 = 0
-    try reader.forEachEvent { line in
+    try lines { line in
       if let sequence, line.sequence > sequence { return false }
       hasher.update(line.bytes)
       newline.withUnsafeBytes { hasher.update($0) }
       covered = line.sequence
-      byteCount = line.offset + Int64(line.length) + 1
+      // Lines follow each other from byte 0: the prefix ends where this line's `\n` does.
+      byteCount += Int64(line.length) + 1
       return true
     }
     if let sequence, covered < sequence {
       throw EngineError.invalidEvent(
-        location: reader.path,
+        location: location,
         problem: "the log has \(covered) events, so it has no prefix through seq \(sequence)")
     }
     return LogDigest(sequence: covered, sha256: hasher.finalize(), byteCount: byteCount)

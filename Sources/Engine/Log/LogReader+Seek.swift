@@ -17,4 +17,20 @@ extension LogReader {
   public func lastSequence(atOrBefore instant: Timestamp) throws -> Int64? {
     try LogSeek.withLog(openLog) { seek throws in try seek.lastSequence(atOrBefore: instant) }
   }
+
+  /// The seq of the last event whose time is at or before `instant` (0 when none is), reading
+  /// `lines` in order up to the first later one: the scan when bisection cannot be trusted,
+  /// and the only way for a log kept somewhere other than a file.
+  /// - Throws: what `lines` throws.
+  package static func lastSequence(atOrBefore instant: Timestamp, lines: LineSource) throws
+    -> Int64
+  {
+    var last: Int64 = 0
+    try lines { line in
+      guard line.timestamp <= instant else { return false }
+      last = line.sequence
+      return true
+    }
+    return last
+  }
 }

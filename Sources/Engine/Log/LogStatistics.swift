@@ -25,6 +25,17 @@ package struct LogStatistics: Sendable, Equatable {
   /// Reads the log at `reader.path` once and counts. Stream and type names are keyed by their
   /// bytes: a `String` is made once per distinct name, not once per line.
   public init(reading reader: LogReader) throws {
+    var summary: LogReader.Summary?
+    try self.init(lines: { summary = try reader.forEachEvent($0) })
+    lastSequence = summary?.lastSequence ?? 0
+    byteCount =
+      FileDescriptor.status(atPath: reader.path)?.size ?? summary?.committedEnd ?? byteCount
+  }
+
+  /// Counts the lines `lines` hands out (a log kept somewhere other than a file: then
+  /// `byteCount` is the bytes of its lines with their `\n`, the size of a file of them).
+  /// - Throws: what `lines` throws.
+  package init(lines: LineSource) throws {
     var streams = ByteNameTable()
     var streamCategories: [String] = []
     var types = ByteNameTable()
@@ -32,8 +43,10 @@ package struct LogStatistics: Sendable, Equatable {
     var statistics = LogStatistics()
     // Events appended together share their `at`: parse it only when it differs.
     var timestamps = TimestampCache()
-    let summary = try reader.forEachEvent { line in
+    try lines { line in
       statistics.eventCount += 1
+      statistics.lastSequence = line.sequence
+      statistics.byteCount += Int64(line.length) + 1
       let type = types.position(
         of: line.typeBytes, escaped: line.typeSlice.hasEscapes, decoded: { line.type })
       if type == typeCounts.count { typeCounts.append(0) }
@@ -55,8 +68,6 @@ package struct LogStatistics: Sendable, Equatable {
       statistics.eventsByType[name.rawValue, default: 0] += count
     }
     statistics.streamCount = streams.count
-    statistics.lastSequence = summary.lastSequence
-    statistics.byteCount = FileDescriptor.status(atPath: reader.path)?.size ?? summary.committedEnd
     self = statistics
   }
 }

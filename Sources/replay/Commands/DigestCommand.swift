@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Postgres
 
 /// `replay digest`: the SHA-256 of the log up to an event.
 enum DigestCommand {
@@ -23,7 +24,10 @@ enum DigestCommand {
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
     let sequence = try invocation[at]
-    let digest = try LogDigest.compute(invocation.logReader, through: sequence)
+    let digest =
+      try invocation.postgresLog.map {
+        try LogDigest.compute(lines: $0.lineSource, location: $0.name, through: sequence)
+      } ?? LogDigest.compute(invocation.logReader, through: sequence)
     if invocation[CommonOptions.json] {
       var writer = JSONWriter()
       writer.beginObject()

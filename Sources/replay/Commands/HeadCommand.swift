@@ -1,6 +1,7 @@
 import Engine
 import Events
 import Foundation
+import Postgres
 
 /// `replay head`: the Merkle tree head (size and root) of the log, optionally signed.
 enum HeadCommand {
@@ -38,12 +39,28 @@ enum HeadCommand {
       throw UsageError("'--sign' prints a signed note, '--json' a JSON object: give one of them")
     }
     let signer = try keyFile.map { try readSigner($0) }
-    let reader = invocation.logReader
-    let tree = try LogTree.open(reader)
-    let size = try treeSize(invocation, reader: reader, tree: tree)
-    let root = try tree.root(size: size)
+    let size: Int64
+    let root: [UInt8]
+    if let database = invocation.postgresLog {
+      // No `<log>.tree` beside a database: the rows' lines are hashed here, each the file's
+      // line byte for byte, so the head is the file's.
+      let leafHashes = try MerkleTree.leafHashes(lines: database.lineSource)
+      size = try treeSize(invocation, logSize: Int64(leafHashes.count)) { instant in
+        try LogReader.lastSequence(atOrBefore: instant, lines: database.lineSource)
+      }
+      root = MerkleTree.root(leafHashes: Array(leafHashes.prefix(Int(size))))
+    } else {
+      let reader = invocation.logReader
+      let tree = try LogTree.open(reader)
+      size = try treeSize(invocation, logSize: tree.size) { instant in
+        try reader.lastSequence(atOrBefore: instant)
+          ?? LogReader.lastSequence(atOrBefore: instant) { _ = try reader.forEachEvent($0) }
+      }
+      root = try tree.root(size: size)
+    }
     if let signer {
-      let origin = invocation[HeadCommand.origin] ?? Checkpoint.defaultOrigin(forLog: reader.path)
+      let origin =
+        invocation[HeadCommand.origin] ?? Checkpoint.defaultOrigin(forLog: invocation.logName)
       guard !origin.isEmpty, !origin.contains("\n") else {
         throw UsageError("'--origin' must be one non-empty line")
       }
@@ -62,26 +79,20 @@ enum HeadCommand {
     return .success
   }
 
-  /// The size `--at` or `--as-of` asks for, or the whole log's.
-  static func treeSize(_ invocation: ParsedInvocation, reader: LogReader, tree: LogTree) throws
-    -> Int64
-  {
+  /// The size `--at` or `--as-of` asks for, or the whole log's (`logSize` events).
+  /// - Parameter lastAtOrBefore: the last event at or before a time.
+  static func treeSize(
+    _ invocation: ParsedInvocation, logSize: Int64,
+    lastAtOrBefore: (Timestamp) throws -> Int64
+  ) throws -> Int64 {
     switch try invocation.replayPoint() {
-    case .end: return tree.size
+    case .end: return logSize
     case .sequence(let sequence):
-      guard sequence <= tree.size else {
-        throw InputError.invalid("--at \(sequence): the log has \(tree.size) events")
+      guard sequence <= logSize else {
+        throw InputError.invalid("--at \(sequence): the log has \(logSize) events")
       }
       return sequence
-    case .instant(let instant):
-      if let found = try reader.lastSequence(atOrBefore: instant) { return found }
-      var last: Int64 = 0
-      try reader.forEachEvent { line in
-        guard line.timestamp <= instant else { return false }
-        last = line.sequence
-        return true
-      }
-      return last
+    case .instant(let instant): return try lastAtOrBefore(instant)
     }
   }
 

@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Postgres
 import Projections
 import Report
 
@@ -78,12 +79,17 @@ enum ReportCommand {
     default:
       throw UsageError("'--note <file>' and '--key <verifier key>' go together: give both")
     }
-    let progress = ProgressLine.forStandardError(invocation.terminal)
-    defer { progress?.finish() }
-    var replayer = invocation.replayer
-    replayer.reader.progress = progress?.reading("reading the log")
-    let report = try AuditReport.build(replayer: replayer, request: request)
-    progress?.finish()
+    let report: AuditReport
+    if let database = invocation.postgresLog {
+      report = try AuditReport.build(database: try database.reportSource(), request: request)
+    } else {
+      let progress = ProgressLine.forStandardError(invocation.terminal)
+      defer { progress?.finish() }
+      var replayer = invocation.replayer
+      replayer.reader.progress = progress?.reading("reading the log")
+      report = try AuditReport.build(replayer: replayer, request: request)
+      progress?.finish()
+    }
     let bytes = Array(report.html().utf8)
     try AtomicFile.write(bytes, to: output, protecting: invocation.logPath)
     if let problem = report.integrity.noteCheck?.problem {
@@ -109,10 +115,40 @@ enum ReportCommand {
       return .success
     }
     invocation.terminal.write(
-      "wrote the report of \(invocation.logPath) at seq \(report.pointSequence) "
+      "wrote the report of \(invocation.logName) at seq \(report.pointSequence) "
         + "(\(report.timeline.eventCount) events in the window, "
         + "\(report.changes.count) entities' changes) to \(output), \(bytes.count) bytes\n")
     return .success
+  }
+}
+
+extension MessageStoreLog {
+  /// The database as `replay report` reads it: its lines, its fold, its keys and its verifier.
+  /// - Throws: `PostgresError` (unreachable, refused, no schema).
+  fileprivate func reportSource() throws -> AuditReport.DatabaseLog {
+    let keys = try keys()
+    let (rowCount, checkpoints) = try withConnection { connection in
+      let rows = try connection.query("SELECT count(*) FROM message_store.messages", []).rows
+      let entries = try MessageStoreCheckpoints(log: self).entries(on: connection)
+      return (rows.first?.first?.flatMap { Int64($0) } ?? 0, entries)
+    }
+    let stale = checkpoints.filter { $0.problem != nil }.count
+    let table =
+      "\(checkpoints.count) in message_store.replay_checkpoints"
+      + (stale == 0 ? "" : ", \(stale) of them no longer matching the rows")
+    return AuditReport.DatabaseLog(
+      description: "PostgreSQL database \(name)", rowCount: rowCount, checkpoints: table,
+      name: name, keyStoreName: keyStoreName, keys: { keys[$0] ?? .missing }, lines: lineSource,
+      readModels: { try readModels(at: $0) },
+      verify: {
+        let report = try MessageStoreVerifier(url: url).verify()
+        return AuditReport.Verification(
+          eventCount: report.eventCount, streamCount: report.streamCount,
+          lastSequence: report.lastSequence,
+          alsoChecked:
+            "every row's columns compared with its line, every sealed contact's key row found",
+          problems: report.problems.map { "global_position \($0.globalPosition): \($0.message)" })
+      })
   }
 }
 

@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Postgres
 
 /// `replay stats`: counts by type and by stream category.
 enum StatsCommand {
@@ -13,7 +14,10 @@ enum StatsCommand {
     run: run)
 
   static func run(_ invocation: ParsedInvocation) throws -> ExitCode {
-    let statistics = try LogStatistics(reading: invocation.logReader)
+    let database = invocation.postgresLog
+    let statistics =
+      try database.map { try LogStatistics(lines: $0.lineSource) }
+      ?? LogStatistics(reading: invocation.logReader)
     let types = statistics.eventsByType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
     let categories = statistics.eventsByCategory.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
     if invocation[CommonOptions.json] {
@@ -49,7 +53,7 @@ enum StatsCommand {
     var text = """
       events      \(statistics.eventCount)\(statistics.eventCount > 0 ? " (seq 1...\(statistics.lastSequence))" : "")
       streams     \(statistics.streamCount)
-      file size   \(statistics.byteCount) bytes
+      \(database == nil ? "file size  " : "line bytes ") \(statistics.byteCount) bytes
       first time  \(statistics.firstTimestamp?.description ?? "-")
       last time   \(statistics.lastTimestamp?.description ?? "-")
 
