@@ -141,6 +141,35 @@ struct PostgresEventStoreTests {
       seen == ["1 state-Ohio StateAdded", "2 state-Ohio ZipCodeAdded", "3 state-Iowa StateAdded"])
   }
 
+  @Test(.timeLimit(.minutes(2))) func twoStoresWritingAtOnceMakeOneLogWithoutAGap()
+    async throws
+  {
+    let server = try Self.preparedServer()
+    defer { try? server.stop(removing: true) }
+    let url = server.url()
+    let reader = try await EventStore(postgresURL: url)
+    let collected = Task {
+      var sequences: [Int64] = []
+      for try await event in reader.subscribe(from: .beginning) {
+        sequences.append(event.sequence)
+        if sequences.count == 40 { break }
+      }
+      return sequences
+    }
+    func addStates(named prefix: String) async throws {
+      let store = try await EventStore(postgresURL: url)
+      for number in 1...20 {
+        try await store.handle(USStateCommand.addState(StateName("\(prefix)\(number)")))
+      }
+    }
+    async let first: Void = addStates(named: "Alpha")
+    async let second: Void = addStates(named: "Beta")
+    _ = try await (first, second)
+    #expect(try await collected.value == Array(1...40))
+    let models = try await reader.readModels()
+    #expect(models.zipCodes.states.count == 40)
+  }
+
   @Test(.timeLimit(.minutes(2))) func readModelUpdatesFollowEachAppend() async throws {
     let server = try Self.preparedServer()
     defer { try? server.stop(removing: true) }
@@ -244,6 +273,39 @@ struct PostgresEventStoreTests {
     _ = await updates.result
     try await store.handle(USStateCommand.addState(StateName("Iowa")))
     #expect(received.counts.withLock { $0.events == 1 && $0.updates == 1 })
+  }
+
+  /// docs/LIBRARY.md's "A store in PostgreSQL" example, as written there (its URL aside).
+  /// Keep the two in step.
+  @Test(.timeLimit(.minutes(1))) func theGuideExampleRunsAsWritten() async throws {
+    let server = try Self.preparedServer()
+    defer { try? server.stop(removing: true) }
+    var printed: [String] = []
+    func print(_ items: Any...) {
+      printed.append(items.map { "\($0)" }.joined(separator: " "))
+    }
+
+    // --- LIBRARY.md: a store in PostgreSQL ---
+    let store = try await EventStore(postgresURL: server.url())
+    try await store.handle(USStateCommand.addState(StateName("Ohio")))
+    try await store.handle(
+      USStateCommand.addZipCode(state: StateName("Ohio"), zipCode: ZipCode("43001")))
+    let models = try await store.readModels()
+    print(models.zipCodes.states.map(\.zipCodes))  // [[43001]]
+    for try await update in store.updates(of: [ZipCodeList.name]) {
+      print(update.sequence, update.models.zipCodes.states.count)  // 2 1: the models at the end
+      break
+    }
+    for try await event in store.subscribe(from: .beginning) {
+      print("seq \(event.sequence): \(event.type) in \(event.stream)")
+      if event.sequence == 2 { break }
+    }
+    // --- end ---
+
+    #expect(
+      printed == [
+        "[[43001]]", "2 1", "seq 1: StateAdded in state-Ohio", "seq 2: ZipCodeAdded in state-Ohio",
+      ])
   }
 
   @Test func aServerNotThereBadCredentialsAndNoSchemaAreClearErrors() async throws {
