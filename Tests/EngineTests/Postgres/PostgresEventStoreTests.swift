@@ -105,6 +105,28 @@ struct PostgresEventStoreTests {
     #expect(recorded.events == (try await file.recordedEvents(inStream: stream)).events)
   }
 
+  @Test func upcastersBringAnAppsOwnTypesToTheirNewestVersion() async throws {
+    let server = try Self.preparedServer()
+    defer { try? server.stop(removing: true) }
+    let store = try await EventStore(
+      postgresURL: server.url(), upcasters: try PayloadUpcastersTests.upcasters())
+    try await store.append(
+      [
+        ProposedEvent(type: "NoteAdded", schemaVersion: 1, data: Array(#"{"body":"a"}"#.utf8)),
+        ProposedEvent(type: "NoteAdded", schemaVersion: 3, data: Array(#"{"text":"c"}"#.utf8)),
+      ], to: "note-1")
+    let (events, version) = try await store.recordedEvents(inStream: "note-1")
+    #expect(version == 2 && events.map(\.schemaVersion) == [3, 3])
+    #expect(
+      events.map { String(decoding: $0.data, as: UTF8.self) } == [
+        #"{"text":"a","pinned":false}"#, #"{"text":"c"}"#,
+      ])
+    // The rows keep the lines as written.
+    #expect(
+      try server.psql("SELECT data->>'body' FROM message_store.messages WHERE position = 0")
+        .trimmingCharacters(in: .whitespacesAndNewlines) == "a")
+  }
+
   @Test(.timeLimit(.minutes(2))) func aSubscriptionSeesAnotherStoreAndAnotherProcess()
     async throws
   {
