@@ -1,5 +1,5 @@
 /// What went wrong talking to PostgreSQL, or between a log and the database it is shipped to.
-package enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
   /// libpq could not be loaded: `tried` lists the names given to `dlopen`.
   case libraryMissing(tried: [String], reason: String)
   /// The server could not be reached, or refused the connection for a reason other than the

@@ -11,6 +11,12 @@ extension LogFollower {
     public var sequence: Int64
     /// The events folded since the previous call (0 when the wake brought none).
     public var newEventCount: Int
+
+    package init(models: ReadModels, sequence: Int64, newEventCount: Int) {
+      self.models = models
+      self.sequence = sequence
+      self.newEventCount = newEventCount
+    }
   }
 
   /// Follows the log from where `models` stand (after seq `sequence`), folding every new event

@@ -23,9 +23,12 @@ import Synchronization
 public struct LogSubscription: AsyncSequence, Sendable {
   public typealias Element = RecordedEvent
 
+  /// Where the log is: a file's path, or a database's URL without its password.
   public let path: String
   public let start: FollowStart
   public let filter: EventFilter
+  /// Makes the follower each iterator reads through.
+  private let makeFollower: @Sendable () -> any EventFollowing
 
   public init(
     path: String, from start: FollowStart = .beginning, filter: EventFilter = EventFilter()
@@ -33,13 +36,24 @@ public struct LogSubscription: AsyncSequence, Sendable {
     self.path = path
     self.start = start
     self.filter = filter
+    makeFollower = { LogFollower(path: path, from: start, filter: filter) }
+  }
+
+  /// The events of the log `backend` keeps (a file or a database).
+  package init(
+    backend: any EventStoreBackend, from start: FollowStart, filter: EventFilter
+  ) {
+    path = backend.location
+    self.start = start
+    self.filter = filter
+    makeFollower = { backend.follower(from: start, filter: filter) }
   }
 
   /// Events handed over at once: one lock and one wake-up per batch, not per event.
   static let batchSize = 256
 
   public func makeAsyncIterator() -> Iterator {
-    let follower = LogFollower(path: path, from: start, filter: filter)
+    let follower = makeFollower()
     // At most 16 batches (4,096 events) wait for the consumer.
     let channel = EventChannel<[RecordedEvent]>(capacity: 16)
     channel.produce(onThreadNamed: "replay.subscription") {
@@ -52,9 +66,15 @@ public struct LogSubscription: AsyncSequence, Sendable {
         batch.removeAll(keepingCapacity: true)
         return channel.send(full)
       }
-      try follower.follow(caughtUp: handOver) { line in
-        batch.append(line.recordedEvent())
-        return batch.count < Self.batchSize || handOver()
+      do {
+        try follower.follow(through: nil, caughtUp: handOver) { line in
+          batch.append(line.recordedEvent())
+          return batch.count < Self.batchSize || handOver()
+        }
+      } catch {
+        // The events read before the error are delivered before it.
+        _ = handOver()
+        throw error
       }
       _ = handOver()
     }
@@ -90,10 +110,10 @@ public struct LogSubscription: AsyncSequence, Sendable {
 
   /// Stops the reading thread when the iterator goes away.
   public final class Handle: Sendable {
-    let follower: LogFollower
+    let follower: any EventFollowing
     let channel: EventChannel<[RecordedEvent]>
 
-    init(follower: LogFollower, channel: EventChannel<[RecordedEvent]>) {
+    init(follower: any EventFollowing, channel: EventChannel<[RecordedEvent]>) {
       self.follower = follower
       self.channel = channel
     }

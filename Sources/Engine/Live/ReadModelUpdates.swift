@@ -30,36 +30,39 @@ public struct ReadModelUpdates: AsyncSequence, Sendable {
 
   public typealias Element = Update
 
+  /// Where the log is: a file's path, or a database's URL without its password.
   public let path: String
   /// The models kept (all five when `nil`).
   public let models: Set<String>?
+  /// Loads and follows the models (`EventStoreBackend.followModels`).
+  private let followModels:
+    @Sendable (
+      _ started: (any EventFollowing) -> Bool,
+      _ body: (LogFollower.FollowedModels) throws -> Bool
+    ) throws -> Void
 
   public init(path: String, models: Set<String>? = nil) {
     self.path = path
     self.models = models
+    followModels = { started, body in
+      try FileStoreBackend.followModels(path: path, models, started: started, body)
+    }
+  }
+
+  /// The read models of the log `backend` keeps (a file or a database).
+  package init(backend: any EventStoreBackend, models: Set<String>?) {
+    path = backend.location
+    self.models = models
+    followModels = { started, body in try backend.followModels(models, started: started, body) }
   }
 
   public func makeAsyncIterator() -> Iterator {
-    let path = path
-    let wanted = models
+    let followModels = followModels
     let channel = EventChannel<Update>(capacity: 1)
     let box = FollowerBox()
     channel.produce(onThreadNamed: "replay.read-model-updates") {
-      // The first load: from the newest checkpoint, as `replay state` does.
-      let replayer = Replayer(
-        reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path))
-      let loaded = try replayer.readModels(at: .end, models: wanted)
-      guard
+      try followModels(box.set) { followed in
         channel.send(
-          Update(models: loaded.models, sequence: loaded.lastSequence, newEventCount: 0))
-      else {
-        return
-      }
-      let follower = LogFollower(path: path, from: .afterSequence(loaded.lastSequence))
-      guard box.set(follower) else { return }
-      try follower.follow(folding: loaded.models, through: loaded.lastSequence) { followed in
-        guard followed.newEventCount > 0 else { return true }
-        return channel.send(
           Update(
             models: followed.models, sequence: followed.sequence,
             newEventCount: followed.newEventCount))
@@ -102,11 +105,11 @@ public struct ReadModelUpdates: AsyncSequence, Sendable {
 
 /// The follower a reading thread starts once its first load is done, stoppable before that.
 final class FollowerBox: Sendable {
-  private let state = Mutex<(follower: LogFollower?, stopped: Bool)>(
+  private let state = Mutex<(follower: (any EventFollowing)?, stopped: Bool)>(
     (follower: nil, stopped: false))
 
   /// Keeps `follower`; false when stopped already (the thread then ends).
-  func set(_ follower: LogFollower) -> Bool {
+  func set(_ follower: any EventFollowing) -> Bool {
     state.withLock { state in
       state.follower = follower
       return !state.stopped

@@ -15,30 +15,45 @@ import Projections
 /// ```
 ///
 /// One store per log file per process; it is `Sendable`, and calls from any task are run one
-/// after another. See docs/LIBRARY.md.
+/// after another. A store can keep its log in PostgreSQL too (the `Postgres` module's
+/// `EventStore(postgresURL:configuration:upcasters:)`): the same calls, the same behaviour.
+/// See docs/LIBRARY.md.
 public final class EventStore: Sendable {
-  /// The log underneath, for what the store does not wrap (synchronous, thread-safe).
-  public let log: EventLog
+  /// The log file underneath, for what the store does not wrap (synchronous, thread-safe);
+  /// nil for a store whose log is kept in PostgreSQL.
+  public var log: EventLog? { backend.log }
   /// The upcasters `recordedEvents(inStream:)` applies to the app's own event types.
   public let upcasters: PayloadUpcasters
+  private let backend: any EventStoreBackend
   private let queue: DispatchQueue
 
   /// Opens (creating on the first append) the log at `path`.
   /// - Parameter upcasters: steps that bring the app's own event types to their newest schema
   ///   version as they are read (see `PayloadUpcasters`).
   /// - Throws: `EngineError` when the file is not a log, is corrupt, or cannot be opened.
-  public init(
+  public convenience init(
     path: String, configuration: EventLog.Configuration = EventLog.Configuration(),
     upcasters: PayloadUpcasters = PayloadUpcasters()
+  ) async throws {
+    try await self.init(upcasters: upcasters) {
+      FileStoreBackend(log: try EventLog(path: path, configuration: configuration))
+    }
+  }
+
+  /// A store over the backend `open` makes, on the store's queue.
+  package init(
+    upcasters: PayloadUpcasters,
+    opening open: @escaping @Sendable () throws -> any EventStoreBackend
   ) async throws {
     let queue = DispatchQueue(label: "replay.event-store")
     self.queue = queue
     self.upcasters = upcasters
-    log = try await Self.run(on: queue) { try EventLog(path: path, configuration: configuration) }
+    backend = try await Self.run(on: queue, open)
   }
 
-  /// The log file's path.
-  public var path: String { log.path }
+  /// Where the log is: the log file's path, or, for a log kept in PostgreSQL, the database's
+  /// URL without its password.
+  public var path: String { backend.location }
 
   // MARK: Writing
 
@@ -51,11 +66,9 @@ public final class EventStore: Sendable {
     _ command: Command, metadata: EventMetadata = EventMetadata(),
     expectedVersion: ExpectedVersion? = nil
   ) async throws -> CommandResult {
-    let log = log
+    let backend = backend
     return try await run {
-      try log.handle(
-        command, with: Command.DecidedBy.self, metadata: metadata,
-        expectedVersion: expectedVersion)
+      try backend.handle(command, metadata: metadata, expectedVersion: expectedVersion)
     }
   }
 
@@ -64,8 +77,10 @@ public final class EventStore: Sendable {
   public func append(
     _ events: [ProposedEvent], to stream: String, expectedVersion: ExpectedVersion = .any
   ) async throws -> [EventLog.Outcome] {
-    let log = log
-    return try await run { try log.append(events, to: stream, expectedVersion: expectedVersion) }
+    let backend = backend
+    return try await run {
+      try backend.append(events, to: stream, expectedVersion: expectedVersion)
+    }
   }
 
   // MARK: Reading
@@ -75,21 +90,18 @@ public final class EventStore: Sendable {
   public func readModels(
     at point: ReplayPoint = .end, models: Set<String>? = nil
   ) async throws -> ReadModels {
-    let path = path
-    return try await run {
-      try Replayer(reader: LogReader(path: path), checkpoints: CheckpointStore(logPath: path))
-        .readModels(at: point, models: models).models
-    }
+    let backend = backend
+    return try await run { try backend.readModels(at: point, models: models) }
   }
 
   /// A stream's events, typed for `Command`'s domain, oldest first, and the stream's version.
   public func events<D: Decider>(
     inStream stream: String, as decider: D.Type
   ) async throws -> (events: [D.Event], version: Int64) {
-    let log = log
+    let backend = backend
     return try await run {
-      let (recorded, version) = try log.events(inStream: stream)
-      return (try recorded.compactMap { try log.domainEvent(of: $0, for: D.self) }, version)
+      let (recorded, version) = try backend.events(inStream: stream)
+      return (try recorded.compactMap { try backend.domainEvent(of: $0, for: D.self) }, version)
     }
   }
 
@@ -100,10 +112,10 @@ public final class EventStore: Sendable {
   public func recordedEvents(
     inStream stream: String
   ) async throws -> (events: [RecordedEvent], version: Int64) {
-    let log = log
+    let backend = backend
     let upcasters = upcasters
     return try await run {
-      let (events, version) = try log.events(inStream: stream)
+      let (events, version) = try backend.events(inStream: stream)
       guard !upcasters.isEmpty else { return (events, version) }
       return (try events.map { event throws(UpcastError) in try upcasters.upcast(event) }, version)
     }
@@ -115,12 +127,12 @@ public final class EventStore: Sendable {
   public func subscribe(
     from start: FollowStart = .end, filter: EventFilter = EventFilter()
   ) -> LogSubscription {
-    LogSubscription(path: path, from: start, filter: filter)
+    LogSubscription(backend: backend, from: start, filter: filter)
   }
 
   /// The read models, kept current as events are appended (see `ReadModelUpdates`).
   public func updates(of models: Set<String>? = nil) -> ReadModelUpdates {
-    ReadModelUpdates(path: path, models: models)
+    ReadModelUpdates(backend: backend, models: models)
   }
 
   // MARK: Running off the caller's thread
