@@ -25,21 +25,8 @@ struct PostgresImportTests {
     return rows.split(separator: "\n").map { $0 + "\n" }.joined()
   }
 
-  /// A server with the schema, a folder, and the database's URL, for `body`.
-  private func withDatabase(
-    _ body: (PostgresTestServer, _ directory: String, _ url: String) throws -> Void
-  ) throws {
-    try withTemporaryDirectory { directory in
-      let server = try PostgresTestServer()
-      defer { try? server.stop(removing: true) }
-      let url = server.url()
-      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
-      try body(server, directory, url)
-    }
-  }
-
   @Test func importingIntoTheDatabaseWritesWhatTheFileGets() throws {
-    try withDatabase { server, directory, url in
+    try withInitializedDatabase { directory, server, url in
       let file = directory + "/events.jsonl"
       // Twice: the second import of each source appends nothing, on both.
       for _ in 0..<2 {
@@ -99,7 +86,7 @@ struct PostgresImportTests {
   /// expects those versions; the losers plan again and find nothing to add (the ids are the
   /// source's), so the table holds one import's lines, whatever the order.
   @Test func racingImportsAddTheSourceOnce() throws {
-    try withDatabase { server, directory, url in
+    try withInitializedDatabase { directory, server, url in
       let zoo = RepositoryFiles.seedDataPath("taipei-zoo-animals.json")
       let statuses = Mutex<[Int32]>([])
       DispatchQueue.concurrentPerform(iterations: 3) { _ in
@@ -120,7 +107,7 @@ struct PostgresImportTests {
   }
 
   @Test func aDryRunAndARefusedImportWriteNothing() throws {
-    try withDatabase { server, directory, url in
+    try withInitializedDatabase { directory, server, url in
       let zoo = RepositoryFiles.seedDataPath("taipei-zoo-animals.json")
       let file = directory + "/events.jsonl"
       let dryFile = try ReplayProcess.run(

@@ -5,18 +5,6 @@ import Testing
 /// file, and a verifier that names a tampered row and what differs in it.
 @Suite(.enabled(if: PostgresTestServer.isAvailable, "no initdb/pg_ctl here: skipped"))
 struct PostgresReadTests {
-  /// A server with the sample and 600 generated events shipped into it.
-  private func withShippedSample(
-    _ body: (_ directory: String, _ server: PostgresTestServer, _ log: String, _ url: String) throws
-      -> Void
-  ) throws {
-    try withInitializedDatabase { directory, server, url in
-      let log = try PostgresTestSetup.sampleLog(
-        in: directory, generating: 600, seed: "pgread", shippingTo: url)
-      try body(directory, server, log, url)
-    }
-  }
-
   /// The command on the file and on the database: the same status and output, and the same
   /// error with the database's name in place of the file's.
   private func expectSame(
@@ -33,7 +21,7 @@ struct PostgresReadTests {
   }
 
   @Test func historyAndExportFromPostgresEqualTheFile() throws {
-    try withShippedSample { directory, server, log, url in
+    try withShippedSample(seed: "pgread") { directory, server, log, url in
       let animal = try server.psql(
         "SELECT substr(stream_name, 8) FROM message_store.messages"
           + " WHERE stream_name LIKE 'animal-%' ORDER BY global_position LIMIT 1"
@@ -79,7 +67,7 @@ struct PostgresReadTests {
   /// changed byte of its line, a deleted row and two swapped seqs each fail (exit 74), naming
   /// the row and what differs; nothing is changed by the check.
   @Test func verifyFindsTamperedRows() throws {
-    try withShippedSample { _, server, log, url in
+    try withShippedSample(seed: "pgread") { _, server, log, url in
       let clean = try ReplayProcess.run(["verify", "--log", url])
       #expect(clean.status == 0, "\(clean.output) \(clean.error)")
       #expect(clean.output == "ok: 747 events, \(try streamCount(server)) streams, last seq 747\n")

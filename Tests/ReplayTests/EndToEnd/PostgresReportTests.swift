@@ -8,29 +8,6 @@ import Testing
 /// verifier gives the verdict; nothing personal shows after an erasure.
 @Suite(.enabled(if: PostgresTestServer.isAvailable, "no initdb/pg_ctl here: skipped"))
 struct PostgresReportTests {
-  /// A server with the sample and 600 generated events shipped into it.
-  private func withShippedSample(
-    _ body: (_ directory: String, _ server: PostgresTestServer, _ log: String, _ url: String) throws
-      -> Void
-  ) throws {
-    try withTemporaryDirectory { directory in
-      let server = try PostgresTestServer()
-      defer { try? server.stop(removing: true) }
-      let url = server.url()
-      #expect(try ReplayProcess.run(["pg", "init", url]).status == 0)
-      let log = try RepositoryFiles.copySampleLog(to: directory)
-      let generated = try ReplayProcess.run(
-        [
-          "generate", "--events", "600", "--seed", "pgreport", "--append", "--chunk-size", "10",
-          "--log", log,
-        ])
-      #expect(generated.status == 0, "\(generated.error)")
-      let shipped = try ReplayProcess.run(["ship", "--log", log, "--to", url])
-      #expect(shipped.status == 0, "\(shipped.error)")
-      try body(directory, server, log, url)
-    }
-  }
-
   /// The report of `log` or `url` with `arguments`, written to `output`.
   private func report(
     _ arguments: [String], log: String, output: String
@@ -63,7 +40,7 @@ struct PostgresReportTests {
   }
 
   @Test func reportFromPostgresEqualsTheReportOfTheFile() throws {
-    try withShippedSample { directory, _, log, url in
+    try withShippedSample(seed: "pgreport") { directory, _, log, url in
       let fromFile = directory + "/file.html"
       let fromDatabase = directory + "/database.html"
       for arguments in [
@@ -132,7 +109,7 @@ struct PostgresReportTests {
   /// of the file: a row's line is the file's line, byte for byte. A note signed on the file
   /// verifies against the database; one of a longer log does not.
   @Test func rootAndDigestFromPostgresEqualTheFile() throws {
-    try withShippedSample { directory, _, log, url in
+    try withShippedSample(seed: "pgreport") { directory, _, log, url in
       let output = directory + "/database.html"
       for at in [nil, "297", "88"] as [String?] {
         let point = at.map { ["--at", $0] } ?? []
@@ -180,7 +157,7 @@ struct PostgresReportTests {
   /// `stats`, `digest` and `head` on the database print what they print on the file (the
   /// stats name the lines' bytes where the file has its size), errors alike.
   @Test func statsDigestAndHeadFromPostgresEqualTheFile() throws {
-    try withShippedSample { directory, _, log, url in
+    try withShippedSample(seed: "pgreport") { directory, _, log, url in
       let key = directory + "/signer.key"
       #expect(
         try ReplayProcess.run(["keygen", "--name", "auditor", "--output", key]).status == 0)
@@ -208,7 +185,7 @@ struct PostgresReportTests {
   /// A row changed in the database: with --verify, the page's verdict fails and names the
   /// row; a changed line fails the report itself, and nothing is written.
   @Test func tamperedRowFailsTheIntegrityVerdict() throws {
-    try withShippedSample { directory, server, _, url in
+    try withShippedSample(seed: "pgreport") { directory, server, _, url in
       let output = directory + "/database.html"
       let clean = try report(["--verify"], log: url, output: output)
       #expect(clean.result.status == 0)
@@ -242,7 +219,7 @@ struct PostgresReportTests {
   /// replaced whole, a directory is refused (exit 73, nothing changed), and a database that
   /// cannot be reached writes nothing.
   @Test func outputIsHandledAsOnTheFile() throws {
-    try withShippedSample { directory, server, log, url in
+    try withShippedSample(seed: "pgreport") { directory, server, log, url in
       let output = directory + "/existing.html"
       try String(repeating: "old page ", count: 100_000).write(
         toFile: output, atomically: true, encoding: .utf8)
@@ -277,7 +254,7 @@ struct PostgresReportTests {
   /// personal data, as the file's does not; before it, both show it. A password in the URL
   /// shows nowhere.
   @Test func erasedContactShowsNoPersonalDataAndThePasswordNowhere() throws {
-    try withShippedSample { directory, server, log, url in
+    try withShippedSample(seed: "pgreport") { directory, server, log, url in
       let output = directory + "/database.html"
       let before = try report([], log: url, output: output)
       #expect(before.page.contains("Miss.Piggy@muppetsbaby.com"))

@@ -81,3 +81,18 @@ func eraseContact13(
   #expect(erased.status == 0, "\(erased.error)", sourceLocation: sourceLocation)
   try PostgresTestSetup.ship(log, to: url, sourceLocation: sourceLocation)
 }
+
+/// Calls `body` with a temporary folder, a prepared test server, the sample log with `events`
+/// generated events appended (with `seed`) copied into the folder and shipped, and the
+/// database's URL.
+func withShippedSample(
+  generating events: Int = 600, seed: String,
+  _ body: (_ directory: String, _ server: PostgresTestServer, _ log: String, _ url: String) throws
+    -> Void
+) throws {
+  try withInitializedDatabase { directory, server, url in
+    let log = try PostgresTestSetup.sampleLog(
+      in: directory, generating: events, seed: seed, shippingTo: url)
+    try body(directory, server, log, url)
+  }
+}
