@@ -30,7 +30,7 @@ enum DomainCommandRunner {
 
   /// A domain verb: the arguments and `options` make one command (`command`), which `decider`
   /// decides and `run` appends; it takes the shared `options` after its own.
-  static func verb<D: Decider>(
+  static func verb<D: Decider & SendableMetatype>(
     _ name: String, abstract: String, discussion: String? = nil, arguments: [Argument] = [],
     options: [any OptionDeclaration] = [], decider: D.Type,
     _ command: @escaping @Sendable (ParsedInvocation) throws -> D.Command
