@@ -47,7 +47,7 @@ enum ShipCommand {
     let json = invocation[CommonOptions.json]
     let following = invocation[follow]
     let retrySeconds = try invocation[retryFor]
-    let url = try invocation.requiredValue(to)
+    let url = invocation.requiredValue(to)
     let connection = try PostgresConnection(url: url)
     defer { connection.close() }
     let terminal = invocation.terminal
