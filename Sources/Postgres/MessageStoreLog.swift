@@ -55,8 +55,8 @@ package struct MessageStoreLog {
         on: connection, atOrBefore: target, keys: checkpointKeys(keys), explain: explain)
     }
     var fold = LineFold(
-      source: name, keyStoreName: keyStoreName, asOf: instant, from: checkpoint
-    ) { id in keys[id] ?? .missing }
+      source: name, keyStoreName: keyStoreName, asOf: instant, from: checkpoint,
+      keys: Self.lookup(keys, on: connection))
     if target != 0 {
       try forEachLine(on: connection, after: checkpoint?.sequence ?? 0, through: target) {
         try fold.fold($0)
@@ -154,8 +154,8 @@ package struct MessageStoreLog {
     try MessageStoreSchema.requireTables(on: connection)
     let keys = try Self.keys(on: connection)
     return try LogReader.history(
-      of: nameOrID, logName: name, keyStoreName: keyStoreName, lines: lines(on: connection)
-    ) { id in keys[id] ?? .missing }
+      of: nameOrID, logName: name, keyStoreName: keyStoreName, lines: lines(on: connection),
+      keys: Self.lookup(keys, on: connection))
   }
 
   /// The imported animals' source records, as `LogReader.animalRecords(for:through:)` gives
@@ -237,6 +237,22 @@ package struct MessageStoreLog {
         after = position
       }
       if rows.count < limit { return }
+    }
+  }
+
+  /// `keys` as a lookup for the rows read on `connection`: a key not in them is read again
+  /// from the table, once a key. `replay ship` commits a sealed contact's key with its row, so
+  /// a row committed after `keys` were read (a shipper running meanwhile) has its key there.
+  static func lookup(
+    _ keys: [KeyStore.KeyID: KeyStore.Lookup], on connection: PostgresConnection
+  ) -> (KeyStore.KeyID) throws -> KeyStore.Lookup {
+    var keys = keys
+    var lookedAgain: Set<KeyStore.KeyID> = []
+    return { id in
+      if let found = keys[id] { return found }
+      guard lookedAgain.insert(id).inserted else { return .missing }
+      keys = try Self.keys(on: connection)
+      return keys[id] ?? .missing
     }
   }
 

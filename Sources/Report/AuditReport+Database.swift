@@ -12,8 +12,10 @@ extension AuditReport {
     package var name: String
     /// The key table's name in errors.
     package var keyStoreName: String
-    /// The contacts' keys: `.present`, `.erased` for a destroyed one, `.missing`.
-    package var keys: (KeyStore.KeyID) throws -> KeyStore.Lookup
+    /// Reads the contacts' keys as they are now: `.present`, `.erased` for a destroyed one,
+    /// `.missing`. Called after the read models are folded, so that the keys of every row
+    /// folded are in it, however many rows were added meanwhile.
+    package var keys: () throws -> (KeyStore.KeyID) throws -> KeyStore.Lookup
     /// The lines, checked and decoded, in seq order from seq 1, each time it is called.
     package var lines: LineSource
     /// The read models at a point, as `Replayer.readModels(at:)` gives them for a file
@@ -29,7 +31,7 @@ extension AuditReport {
     package init(
       description: String, rowCount: Int64, checkpoints: String, name: String,
       keyStoreName: String,
-      keys: @escaping (KeyStore.KeyID) throws -> KeyStore.Lookup,
+      keys: @escaping () throws -> (KeyStore.KeyID) throws -> KeyStore.Lookup,
       lines: @escaping LineSource,
       readModels: @escaping (ReplayPoint) throws -> Replayer.Result,
       verify: @escaping () throws -> Verification
@@ -86,6 +88,8 @@ extension AuditReport {
     }
     let lines = log.lines
     let seen = Int64(pass.scan.lineStreams.count)
+    // Read now, not before the fold: a row shipped since then may seal a new contact.
+    let keys = try log.keys()
     let changes = try histories(
       from: pass.scan, limits: request.limits,
       events: { sequences in
@@ -102,7 +106,7 @@ extension AuditReport {
       },
       fold: {
         try LogReader.fold(
-          $0, of: $1, logName: log.name, keyStoreName: log.keyStoreName, keys: log.keys,
+          $0, of: $1, logName: log.name, keyStoreName: log.keyStoreName, keys: keys,
           recordingFrom: $2)
       })
     return AuditReport(

@@ -126,7 +126,6 @@ extension MessageStoreLog {
   /// The database as `replay report` reads it: its lines, its fold, its keys and its verifier.
   /// - Throws: `PostgresError` (unreachable, refused, no schema).
   fileprivate func reportSource() throws -> AuditReport.DatabaseLog {
-    let keys = try keys()
     let (rowCount, checkpoints) = try withConnection { connection in
       let rows = try connection.query("SELECT count(*) FROM message_store.messages", []).rows
       let entries = try MessageStoreCheckpoints(log: self).entries(on: connection)
@@ -138,7 +137,11 @@ extension MessageStoreLog {
       + (stale == 0 ? "" : ", \(stale) of them no longer matching the rows")
     return AuditReport.DatabaseLog(
       description: "PostgreSQL database \(name)", rowCount: rowCount, checkpoints: table,
-      name: name, keyStoreName: keyStoreName, keys: { keys[$0] ?? .missing }, lines: lineSource,
+      name: name, keyStoreName: keyStoreName,
+      keys: {
+        let found = try self.keys()
+        return { found[$0] ?? .missing }
+      }, lines: lineSource,
       readModels: { try readModels(at: $0) },
       verify: {
         let report = try MessageStoreVerifier(url: url).verify()

@@ -182,6 +182,49 @@ struct PostgresReportTests {
     }
   }
 
+  /// Reports written while `ship` adds rows between the report's passes: each page is of one
+  /// point (its digest, tree head and title agree on the seq) and that point's digest is the
+  /// file's.
+  @Test func reportsRacingAShipperAreEachOfOnePoint() throws {
+    try withShippedSample { directory, _, log, url in
+      let replay = ReplayProcess.executable.path
+      let shipper = Process()
+      shipper.executableURL = URL(fileURLWithPath: "/bin/bash")
+      shipper.arguments = [
+        "-c",
+        """
+        for i in $(seq 1 30); do
+          '\(replay)' generate --events 20 --seed race$i --append --chunk-size 5 --log '\(log)' \
+            > /dev/null && '\(replay)' ship --log '\(log)' --to '\(url)' > /dev/null || exit 1
+        done
+        """,
+      ]
+      try shipper.run()
+      var points: [String] = []
+      // Until the shipper is done, and a few more after.
+      var round = 0
+      while shipper.isRunning || round < 4 {
+        round += 1
+        let output = directory + "/race\(round).html"
+        let (result, page) = try report([], log: url, output: output)
+        #expect(result.status == 0, "\(result.error)")
+        let codes = codes(in: page)
+        let sequence = try #require(codes.first?.split(separator: ":").first.map(String.init))
+        #expect(codes.last?.hasPrefix(sequence + " ") == true, "\(codes)")
+        #expect(page.contains("<title>replay report: \u{2068}\(url)\u{2069} at seq \(sequence)<"))
+        points.append(codes.first ?? "")
+      }
+      shipper.waitUntilExit()
+      #expect(shipper.terminationStatus == 0)
+      for point in points {
+        let sequence = String(point.prefix { $0 != ":" })
+        let digest = try ReplayProcess.run(["digest", "--log", log, "--at", sequence])
+        #expect(digest.output == point + "\n")
+      }
+      #expect(Set(points).count > 1, "the shipper added no row while the reports ran")
+    }
+  }
+
   /// A row changed in the database: with --verify, the page's verdict fails and names the
   /// row; a changed line fails the report itself, and nothing is written.
   @Test func tamperedRowFailsTheIntegrityVerdict() throws {
