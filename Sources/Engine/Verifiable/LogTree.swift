@@ -25,7 +25,7 @@ import Events
 ///
 /// Not for concurrent use: one thread at a time (an `EventLog` keeps its tree under its
 /// mutex, which is why it is `@unchecked Sendable`).
-package final class LogTree: @unchecked Sendable {
+package final class LogTree: ProofSource, @unchecked Sendable {
   /// The log.
   public let logPath: String
   /// The tree as the sidecar holds it, caught up to the log's committed end.
@@ -353,10 +353,7 @@ package final class LogTree: @unchecked Sendable {
   }
 
   private func requireSize(_ size: Int64, _ what: String) throws {
-    guard size >= 0, size <= file.size else {
-      throw TreeError.invalidInput(
-        problem: "\(what) \(size): the log has \(file.size) events")
-    }
+    try MerkleTree.requireSize(size, what, logSize: file.size)
   }
 
   /// The root of the tree of the first `size` events.
@@ -378,20 +375,14 @@ package final class LogTree: @unchecked Sendable {
   /// The inclusion proof of event `sequence` in the tree of the first `size` events.
   public func inclusionPath(sequence: Int64, size: Int64) throws -> [[UInt8]] {
     try requireSize(size, "tree size")
-    guard sequence >= 1, sequence <= size else {
-      throw TreeError.invalidInput(
-        problem: "seq \(sequence) is not in a tree of \(size) events (1...\(size))")
-    }
+    try MerkleTree.requireInclusion(sequence: sequence, size: size)
     return try MerkleTree.inclusionPath(index: sequence - 1, size: size) { try perfect($0, $1) }
   }
 
   /// The consistency proof from the tree of `oldSize` events to the tree of `newSize`.
   public func consistencyPath(from oldSize: Int64, to newSize: Int64) throws -> [[UInt8]] {
     try requireSize(newSize, "tree size")
-    guard oldSize >= 1, oldSize <= newSize else {
-      throw TreeError.invalidInput(
-        problem: "old size \(oldSize): expected 1...\(newSize), the new tree's size")
-    }
+    try MerkleTree.requireConsistency(from: oldSize, to: newSize)
     return try MerkleTree.consistencyPath(from: oldSize, to: newSize) { try perfect($0, $1) }
   }
 }

@@ -98,7 +98,7 @@ extension ParsedInvocation {
   /// The commands that work on `--log postgresql://…`, by their path after `replay`.
   static let postgresCommands: Set<String> = [
     "state", "nearest", "log", "diff", "history", "export", "verify", "checkpoint",
-    "report", "stats", "digest", "head", "rebuild", "append", "import",
+    "report", "stats", "digest", "head", "prove", "rebuild", "append", "import",
     "observations record", "observations revise", "observations remove",
     "states add",
     "zipcodes add", "zipcodes modify", "zipcodes remove",

@@ -1,5 +1,6 @@
 import Engine
 import Events
+import Postgres
 
 /// `replay prove`: an inclusion proof of one event, or a consistency proof between two heads.
 enum ProveCommand {
@@ -44,7 +45,12 @@ enum ProveCommand {
       throw UsageError.notBoth("<seq>", "'--consistency <old size>'")
     default: break
     }
-    let tree = try LogTree.open(invocation.logReader)
+    // No `<log>.tree` beside a database: its rows' lines (the file's, byte for byte) are
+    // hashed here, so the proofs are the file's.
+    let tree: any ProofSource =
+      try invocation.postgresLog.map {
+        LeafHashTree(leafHashes: try MerkleTree.leafHashes(lines: $0.lineSource))
+      } ?? LogTree.open(invocation.logReader)
     let size = head ?? tree.size
     var writer = JSONWriter()
     writer.beginObject()

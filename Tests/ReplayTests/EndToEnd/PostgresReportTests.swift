@@ -156,7 +156,7 @@ struct PostgresReportTests {
 
   /// `stats`, `digest` and `head` on the database print what they print on the file (the
   /// stats name the lines' bytes where the file has its size), errors alike.
-  @Test func statsDigestAndHeadFromPostgresEqualTheFile() throws {
+  @Test func statsDigestHeadAndProveFromPostgresEqualTheFile() throws {
     try withShippedSample(seed: "pgreport") { directory, _, log, url in
       let key = directory + "/signer.key"
       #expect(
@@ -166,6 +166,9 @@ struct PostgresReportTests {
         ["digest", "--at", "900"], ["head"], ["head", "--at", "297", "--json"],
         ["head", "--as-of", "2026-11-02T00:00:00Z"], ["head", "--at", "900"],
         ["head", "--at", "500", "--sign", key, "--origin", "example.com/log"],
+        ["prove", "148"], ["prove", "148", "--head", "297", "--json"],
+        ["prove", "--consistency", "100", "--head", "500"], ["prove", "--consistency", "297"],
+        ["prove", "900"], ["prove", "400", "--head", "300"], ["prove", "--consistency", "600"],
       ] {
         let fromFile = try ReplayProcess.run(arguments + ["--log", log])
         let fromDatabase = try ReplayProcess.run(arguments + ["--log", url])
@@ -186,7 +189,7 @@ struct PostgresReportTests {
   /// point (its digest, tree head and title agree on the seq) and that point's digest is the
   /// file's.
   @Test func reportsRacingAShipperAreEachOfOnePoint() throws {
-    try withShippedSample { directory, _, log, url in
+    try withShippedSample(seed: "pgreport") { directory, _, log, url in
       let replay = ReplayProcess.executable.path
       let shipper = Process()
       shipper.executableURL = URL(fileURLWithPath: "/bin/bash")
