@@ -210,6 +210,9 @@ extension MessageStoreWriter: EventStorage {
   package func events(inStream stream: String) throws -> (
     events: [RecordedEvent], version: Int64
   ) {
+    // The keys are read again for each read of a stream: a writer can live as long as an
+    // `EventStore`, and a contact another process erased since must read as erased.
+    keys = [:]
     let rows = try connection.query(
       """
       SELECT metadata->>'line' FROM message_store.messages
@@ -244,8 +247,8 @@ extension MessageStoreWriter: EventStorage {
       keys: { try self.key($0) })
   }
 
-  /// What `replay_keys` says of key `id`, read once a writer (and again after a write of
-  /// this writer changed the table).
+  /// What `replay_keys` says of key `id`, read once a read of a stream (and again after a
+  /// write of this writer changed the table).
   private func key(_ id: KeyStore.KeyID) throws -> KeyStore.Lookup {
     if let known = keys[id] { return known }
     let lookup =

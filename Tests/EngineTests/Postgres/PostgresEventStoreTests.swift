@@ -127,6 +127,35 @@ struct PostgresEventStoreTests {
         .trimmingCharacters(in: .whitespacesAndNewlines) == "a")
   }
 
+  /// A store that opened a contact's sealed personal data reads it as erased once another
+  /// writer erased the contact: the keys are not kept past a read.
+  @Test(.timeLimit(.minutes(2))) func aContactErasedElsewhereReadsAsErased() async throws {
+    let server = try Self.preparedServer()
+    defer { try? server.stop(removing: true) }
+    let url = server.url()
+    let store = try await EventStore(postgresURL: url)
+    let data =
+      #"{"id":"7","name":"Ana Lima","isFavorite":false,"emailAddress":"ana@example.com","source":"t"}"#
+    try await store.append(
+      [ProposedEvent(type: ContactAdded.eventType, data: Array(data.utf8))], to: "contact-7",
+      expectedVersion: .noStream)
+    let name = { () async throws -> String? in
+      guard
+        case .added(let added) = try await store.events(
+          inStream: "contact-7", as: ContactDecider.self
+        ).events.first
+      else { return nil }
+      return added.record.name
+    }
+    #expect(try await name() == "Ana Lima")
+    let other = try MessageStoreWriter(url: url)
+    defer { other.close() }
+    try other.eraseContact(ContactID("7"), metadata: EventMetadata(actor: "dpo"))
+    #expect(try await name() == ContactRecord.erasedName)
+    let contacts = try await store.readModels(models: [ContactList.name]).contacts
+    #expect(!String(describing: contacts).contains("Ana Lima"))
+  }
+
   @Test(.timeLimit(.minutes(2))) func aSubscriptionSeesAnotherStoreAndAnotherProcess()
     async throws
   {
