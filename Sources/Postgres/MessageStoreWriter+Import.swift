@@ -21,16 +21,8 @@ extension MessageStoreWriter {
       """, [JSONArray.of(streams)]
     ).rows
     for row in rows {
-      guard let stream = row[0], var line = row[1] else {
-        throw EngineError.invalidEvent(
-          location: name,
-          problem:
-            "a row of stream '\(row[0] ?? "")' holds no line (metadata.line): it was not written by replay"
-        )
-      }
-      let event = try line.withUTF8 { bytes in
-        try StoreWrite.decodeLine(bytes, source: name) { $0.recordedEvent() }
-      }
+      let stream = row[0] ?? ""
+      let event = try recordedEvent(line: row[1], stream: stream)
       grouped[StreamName(stream), default: []].append(event)
     }
     for (stream, events) in grouped {

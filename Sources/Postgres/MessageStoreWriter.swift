@@ -219,22 +219,24 @@ extension MessageStoreWriter: EventStorage {
       WHERE stream_name = $1 ORDER BY position
       """, [stream]
     ).rows
-    var events: [RecordedEvent] = []
-    events.reserveCapacity(rows.count)
-    for row in rows {
-      guard var line = row[0] else {
-        throw EngineError.invalidEvent(
-          location: name,
-          problem:
-            "a row of stream '\(stream)' holds no line (metadata.line): it was not written by replay"
-        )
-      }
-      events.append(
-        try line.withUTF8 { bytes in
-          try StoreWrite.decodeLine(bytes, source: name) { $0.recordedEvent() }
-        })
-    }
+    let events = try rows.map { try recordedEvent(line: $0[0], stream: stream) }
     return (events, events.last?.version ?? 0)
+  }
+
+  /// The event a row of `stream` holds in `metadata.line` (`line`, nil when it has none).
+  /// - Throws: `EngineError.invalidEvent` for a row holding no line; `.corruptLine` for a line
+  ///   that does not check.
+  func recordedEvent(line: String?, stream: String) throws -> RecordedEvent {
+    guard var line else {
+      throw EngineError.invalidEvent(
+        location: name,
+        problem:
+          "a row of stream '\(stream)' holds no line (metadata.line): it was not written by replay"
+      )
+    }
+    return try line.withUTF8 { bytes in
+      try StoreWrite.decodeLine(bytes, source: name) { $0.recordedEvent() }
+    }
   }
 
   /// The typed event inside a recorded one, sealed personal data opened with the keys of

@@ -44,11 +44,11 @@ enum HeadCommand {
     if let database = invocation.postgresLog {
       // No `<log>.tree` beside a database: the rows' lines are hashed here, each the file's
       // line byte for byte, so the head is the file's.
-      let leafHashes = try MerkleTree.leafHashes(lines: database.lineSource)
-      size = try treeSize(invocation, logSize: Int64(leafHashes.count)) { instant in
+      let tree = LeafHashTree(leafHashes: try MerkleTree.leafHashes(lines: database.lineSource))
+      size = try treeSize(invocation, logSize: tree.size) { instant in
         try LogReader.lastSequence(atOrBefore: instant, lines: database.lineSource)
       }
-      root = MerkleTree.root(leafHashes: Array(leafHashes.prefix(Int(size))))
+      root = try tree.root(size: size)
     } else {
       let reader = invocation.logReader
       let tree = try LogTree.open(reader)
