@@ -78,7 +78,7 @@ public struct LogSubscription: AsyncSequence, Sendable {
       }
       _ = handOver()
     }
-    return Iterator(handle: Handle(follower: follower, channel: channel))
+    return Iterator(handle: Handle(channel: channel, stopFollowing: { follower.stop() }))
   }
 
   public struct Iterator: AsyncIteratorProtocol {
@@ -95,13 +95,7 @@ public struct LogSubscription: AsyncSequence, Sendable {
         position += 1
         return batch[position - 1]
       }
-      let handle = handle
-      let next = try await withTaskCancellationHandler {
-        try await handle.channel.receive()
-      } onCancel: {
-        handle.stop()
-      }
-      guard let next, !next.isEmpty else { return nil }
+      guard let next = try await handle.receive(), !next.isEmpty else { return nil }
       batch = next
       position = 1
       return batch[0]
@@ -109,22 +103,35 @@ public struct LogSubscription: AsyncSequence, Sendable {
   }
 
   /// Stops the reading thread when the iterator goes away.
-  public final class Handle: Sendable {
-    let follower: any EventFollowing
-    let channel: EventChannel<[RecordedEvent]>
+  public typealias Handle = FollowingHandle<[RecordedEvent]>
+}
 
-    init(follower: any EventFollowing, channel: EventChannel<[RecordedEvent]>) {
-      self.follower = follower
-      self.channel = channel
-    }
+/// What an iterator holds of its reading thread: the channel it receives from, and how to stop
+/// the thread's follower when the task is cancelled or the iterator goes away.
+public final class FollowingHandle<Element: Sendable>: Sendable {
+  let channel: EventChannel<Element>
+  private let stopFollowing: @Sendable () -> Void
 
-    func stop() {
-      channel.cancel()
-      follower.stop()
-    }
-
-    deinit { stop() }
+  init(channel: EventChannel<Element>, stopFollowing: @escaping @Sendable () -> Void) {
+    self.channel = channel
+    self.stopFollowing = stopFollowing
   }
+
+  /// The next element; nil at the end. Cancelling the task stops the thread.
+  func receive() async throws -> Element? {
+    try await withTaskCancellationHandler {
+      try await channel.receive()
+    } onCancel: {
+      stop()
+    }
+  }
+
+  func stop() {
+    channel.cancel()
+    stopFollowing()
+  }
+
+  deinit { stop() }
 }
 
 /// A bounded hand-over from one producing thread to one async consumer: `send` blocks the

@@ -68,39 +68,19 @@ public struct ReadModelUpdates: AsyncSequence, Sendable {
             newEventCount: followed.newEventCount))
       }
     }
-    return Iterator(handle: Handle(box: box, channel: channel))
+    return Iterator(handle: Handle(channel: channel, stopFollowing: { box.stop() }))
   }
 
   public struct Iterator: AsyncIteratorProtocol {
     let handle: Handle
 
     public mutating func next() async throws -> Update? {
-      let handle = handle
-      return try await withTaskCancellationHandler {
-        try await handle.channel.receive()
-      } onCancel: {
-        handle.stop()
-      }
+      try await handle.receive()
     }
   }
 
   /// Stops the reading thread when the iterator goes away.
-  public final class Handle: Sendable {
-    let box: FollowerBox
-    let channel: EventChannel<Update>
-
-    init(box: FollowerBox, channel: EventChannel<Update>) {
-      self.box = box
-      self.channel = channel
-    }
-
-    func stop() {
-      channel.cancel()
-      box.stop()
-    }
-
-    deinit { stop() }
-  }
+  public typealias Handle = FollowingHandle<Update>
 }
 
 /// The follower a reading thread starts once its first load is done, stoppable before that.

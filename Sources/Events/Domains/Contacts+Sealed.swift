@@ -111,6 +111,9 @@ public protocol PersonalDataPayload: EventPayload {
 }
 
 extension PersonalDataPayload {
+  /// The schema version of the form the log stores, the personal fields sealed.
+  public static var sealedSchemaVersion: Int { 2 }
+
   /// The payload with its personal data sealed as `sealed` (whose plaintext is this payload's
   /// schema 1 form, `encodedData` before sealing).
   public func sealing(_ sealed: SealedPersonalData) -> Self {
@@ -136,6 +139,42 @@ extension PersonalDataPayload {
     }
     inner.sealed = sealed
     return inner
+  }
+}
+
+/// A contact payload in two forms: schema 1 in clear (what a value made in code encodes) and
+/// schema 2 with the personal fields sealed (what the log stores). Which form a payload is read
+/// and written in is decided here, once for both contact events.
+protocol TwoFormPersonalData: PersonalDataPayload {
+  /// Reads the clear form (schema 1).
+  init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError)
+  /// Reads the sealed form (schema 2).
+  init(version2 cursor: inout JSONCursor, strict: Bool) throws(EventsError)
+  /// Writes the clear form.
+  func encodeClear(to writer: inout JSONWriter)
+  /// Writes the sealed form, holding `sealed`.
+  func encodeSealed(_ sealed: SealedPersonalData, to writer: inout JSONWriter)
+}
+
+extension TwoFormPersonalData {
+  public static var newestSchemaVersion: Int { sealedSchemaVersion }
+
+  public var encodedSchemaVersion: Int {
+    sealed == nil ? Self.schemaVersion : Self.sealedSchemaVersion
+  }
+
+  public init(
+    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
+  ) throws(EventsError) {
+    switch schemaVersion {
+    case 1: self = try Self(version1: &cursor, strict: strict)
+    case Self.sealedSchemaVersion: self = try Self(version2: &cursor, strict: strict)
+    default: throw Self.unsupported(schemaVersion)
+    }
+  }
+
+  public func encode(to writer: inout JSONWriter) {
+    if let sealed { encodeSealed(sealed, to: &writer) } else { encodeClear(to: &writer) }
   }
 }
 
@@ -261,7 +300,7 @@ extension PayloadMembers {
   }
 }
 
-extension ContactAdded: PersonalDataPayload {
+extension ContactAdded: TwoFormPersonalData {
   /// The keys of the sealed form (schema 2).
   enum SealedKey: String, SealedFormKey {
     case id, companyName, isFavorite, source, key, sealed
@@ -327,7 +366,7 @@ extension ContactAdded: PersonalDataPayload {
   }
 }
 
-extension ContactUpdated: PersonalDataPayload {
+extension ContactUpdated: TwoFormPersonalData {
   /// The keys of the sealed form (schema 2).
   enum SealedKey: String, SealedFormKey {
     case id, companyName, source, key, sealed

@@ -50,42 +50,29 @@ public struct PhoneNumbers: Sendable, Equatable, Hashable {
   public var isEmpty: Bool { work == nil && home == nil && mobile == nil }
 }
 
-extension PhoneNumbers: PayloadComponent {
+extension PhoneNumbers: TextComponent {
   /// The object's keys, an update's changes to them too (`ContactUpdated.PhoneKey`).
-  enum Key: String, PayloadKey {
+  enum Key: String, TextKey {
     case work, home, mobile
 
     static let layout = PayloadLayout(Self.self)
-
-    var expected: String {
-      switch self {
-      case .work, .home, .mobile: "a string"
-      }
-    }
   }
 
-  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
-    var numbers = PhoneNumbers()
-    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
-      let value = try cursor.decodeOptionalString(field, scope).nilIfEmpty
+  static let absent = PhoneNumbers()
+
+  subscript(key: Key) -> String? {
+    get {
       switch key {
-      case .work: numbers.work = value
-      case .home: numbers.home = value
-      case .mobile: numbers.mobile = value
+      case .work: work
+      case .home: home
+      case .mobile: mobile
       }
     }
-    self = numbers
-  }
-
-  // Not inlined into the encoder of the payload holding it: inlined, the two closures broke
-  // the optimizer (an ownership error in `ContactAdded.encode`, Swift 6.0 release builds).
-  @inline(never)
-  func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
+    set {
       switch key {
-      case .work: members.add(work)
-      case .home: members.add(home)
-      case .mobile: members.add(mobile)
+      case .work: work = newValue
+      case .home: home = newValue
+      case .mobile: mobile = newValue
       }
     }
   }
@@ -120,46 +107,33 @@ public struct PostalAddress: Sendable, Equatable, Hashable {
   }
 }
 
-extension PostalAddress: PayloadComponent {
+extension PostalAddress: TextComponent {
   /// The object's keys, an update's changes to them too (`ContactUpdated.AddressKey`).
-  enum Key: String, PayloadKey {
+  enum Key: String, TextKey {
     case street, city, state, country, zipCode
 
     static let layout = PayloadLayout(Self.self)
-
-    var expected: String {
-      switch self {
-      case .street, .city, .state, .country, .zipCode: "a string"
-      }
-    }
   }
 
-  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
-    var address = PostalAddress()
-    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
-      let value = try cursor.decodeOptionalString(field, scope).nilIfEmpty
+  static let absent = PostalAddress()
+
+  subscript(key: Key) -> String? {
+    get {
       switch key {
-      case .street: address.street = value
-      case .city: address.city = value
-      case .state: address.state = value
-      case .country: address.country = value
-      case .zipCode: address.zipCode = value
+      case .street: street
+      case .city: city
+      case .state: state
+      case .country: country
+      case .zipCode: zipCode
       }
     }
-    self = address
-  }
-
-  // Not inlined into the encoder of the payload holding it: inlined, the two closures broke
-  // the optimizer (an ownership error in `ContactAdded.encode`, Swift 6.0 release builds).
-  @inline(never)
-  func encode(to writer: inout JSONWriter) {
-    writer.object(Key.self) { key, members in
+    set {
       switch key {
-      case .street: members.add(street)
-      case .city: members.add(city)
-      case .state: members.add(state)
-      case .country: members.add(country)
-      case .zipCode: members.add(zipCode)
+      case .street: street = newValue
+      case .city: city = newValue
+      case .state: state = newValue
+      case .country: country = newValue
+      case .zipCode: zipCode = newValue
       }
     }
   }
@@ -223,11 +197,9 @@ public struct ContactRecord: Sendable, Equatable, Hashable {
 /// (and an empty `phone` or `address`) are omitted.
 public struct ContactAdded: EventPayload, Hashable {
   public static let eventType = "ContactAdded"
-  /// The plaintext form, what a value made in code encodes (`sealed == nil`).
+  /// The plaintext form, what a value made in code encodes (`sealed == nil`); the log stores
+  /// the sealed form, `sealedSchemaVersion` (Contacts+Sealed.swift).
   public static let schemaVersion = 1
-  /// The form the log stores: the personal fields sealed (Contacts+Sealed.swift).
-  public static let sealedSchemaVersion = 2
-  public static var newestSchemaVersion: Int { sealedSchemaVersion }
 
   /// The contact. For a payload read at schema 2 and not opened (or whose key was destroyed),
   /// only the clear fields: the name is `ContactRecord.erasedName`.
@@ -240,10 +212,6 @@ public struct ContactAdded: EventPayload, Hashable {
   public init(record: ContactRecord, source: String? = nil) {
     self.record = record
     self.source = source
-  }
-
-  public var encodedSchemaVersion: Int {
-    sealed == nil ? Self.schemaVersion : Self.sealedSchemaVersion
   }
 
   public var streamName: String { record.id.streamName }
@@ -268,8 +236,7 @@ public struct ContactAdded: EventPayload, Hashable {
     }
   }
 
-  public func encode(to writer: inout JSONWriter) {
-    if let sealed { return encodeSealed(sealed, to: &writer) }
+  func encodeClear(to writer: inout JSONWriter) {
     writer.object(Key.self) { key, members in
       switch key {
       case .id: members.add(record.id.rawValue)
@@ -287,17 +254,7 @@ public struct ContactAdded: EventPayload, Hashable {
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1: self = try Self(version1: &cursor, strict: strict)
-    case Self.sealedSchemaVersion: self = try Self(version2: &cursor, strict: strict)
-    default: throw Self.unsupported(schemaVersion)
-    }
-  }
-
-  private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
+  init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
     let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
     var id: ContactID?
     var name: String?
@@ -466,11 +423,9 @@ extension ContactID {
 /// key is unchanged and `null` (or `""`) means cleared.
 public struct ContactUpdated: EventPayload, Hashable {
   public static let eventType = "ContactUpdated"
-  /// The plaintext form, what a value made in code encodes (`sealed == nil`).
+  /// The plaintext form, what a value made in code encodes (`sealed == nil`); the log stores
+  /// the sealed form, `sealedSchemaVersion` (Contacts+Sealed.swift).
   public static let schemaVersion = 1
-  /// The form the log stores: the personal fields sealed (Contacts+Sealed.swift).
-  public static let sealedSchemaVersion = 2
-  public static var newestSchemaVersion: Int { sealedSchemaVersion }
 
   /// The contact's id.
   public var id: ContactID
@@ -499,10 +454,6 @@ public struct ContactUpdated: EventPayload, Hashable {
   public init(id: ContactID, source: String? = nil) {
     self.id = id
     self.source = source
-  }
-
-  public var encodedSchemaVersion: Int {
-    sealed == nil ? Self.schemaVersion : Self.sealedSchemaVersion
   }
 
   /// The update that turns `old` into `new`, `isFavorite` aside, or `nil` when nothing but
@@ -604,8 +555,7 @@ public struct ContactUpdated: EventPayload, Hashable {
   static let phoneChangeLayout = PayloadLayout(PhoneKey.self) { _ in "a string or null" }
   static let addressChangeLayout = PayloadLayout(AddressKey.self) { _ in "a string or null" }
 
-  public func encode(to writer: inout JSONWriter) {
-    if let sealed { return encodeSealed(sealed, to: &writer) }
+  func encodeClear(to writer: inout JSONWriter) {
     let text: (String, inout JSONWriter) -> Void = { value, writer in writer.string(value) }
     writer.object(Key.self) { key, members in
       switch key {
@@ -639,17 +589,7 @@ public struct ContactUpdated: EventPayload, Hashable {
     }
   }
 
-  public init(
-    decoding cursor: inout JSONCursor, schemaVersion: Int, strict: Bool
-  ) throws(EventsError) {
-    switch schemaVersion {
-    case 1: self = try Self(version1: &cursor, strict: strict)
-    case Self.sealedSchemaVersion: self = try Self(version2: &cursor, strict: strict)
-    default: throw Self.unsupported(schemaVersion)
-    }
-  }
-
-  private init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
+  init(version1 cursor: inout JSONCursor, strict: Bool) throws(EventsError) {
     let scope = PayloadScope(type: Self.self, keys: Key.self, strict: strict)
     var id: ContactID?
     var update = ContactUpdated(id: ContactID(unchecked: ""))

@@ -179,6 +179,39 @@ protocol PayloadComponent: Sendable, Equatable {
   func encode(to writer: inout JSONWriter)
 }
 
+/// The key of a member whose value is a string.
+protocol TextKey: PayloadKey {}
+
+extension TextKey {
+  var expected: String { "a string" }
+}
+
+/// A nested object whose members are all optional strings, an empty one read as absent (a
+/// contact's phone numbers, its address): its keys and its `subscript` are all it declares.
+protocol TextComponent: PayloadComponent where Key: TextKey {
+  /// Every member absent.
+  static var absent: Self { get }
+  /// The member at `key`.
+  subscript(key: Key) -> String? { get set }
+}
+
+extension TextComponent {
+  init(decoding cursor: inout JSONCursor, scope: PayloadScope) throws(EventsError) {
+    var component = Self.absent
+    try cursor.decodeObject(scope) { (key: Key, field, cursor) throws(EventsError) in
+      component[key] = try cursor.decodeOptionalString(field, scope).nilIfEmpty
+    }
+    self = component
+  }
+
+  // Not inlined into the encoder of the payload holding it: inlined, the two closures broke
+  // the optimizer (an ownership error in `ContactAdded.encode`, Swift 6.0 release builds).
+  @inline(never)
+  func encode(to writer: inout JSONWriter) {
+    writer.object(Key.self) { key, members in members.add(self[key]) }
+  }
+}
+
 /// A payload of one schema version whose object's members are its `Key`'s cases, in order.
 ///
 /// The object and the schema-version check are written once here: a payload writes each

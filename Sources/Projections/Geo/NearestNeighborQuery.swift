@@ -193,7 +193,7 @@ public struct NearestNeighborQuery: Sendable {
     return candidates.withUnsafeMutableBufferPointer { candidates in
       setAside.withUnsafeBufferPointer { setAside in
         storage.records.withUnsafeBufferPointer { records in
-          var heap = CandidateHeap(storage: candidates, capacity: k)
+          var heap = BoundedHeap(storage: candidates, capacity: k)
           for point in setAside[0..<setAsideCount] where point.chordSquared <= bound {
             let record = records[Int(point.position)]
             let haversine = Haversine.haversine(
@@ -251,7 +251,7 @@ extension NearestNeighborQuery {
 }
 
 /// A point being ranked.
-private struct Candidate: Sendable {
+private struct Candidate: Sendable, HeapRanked {
   /// The Haversine distance in miles.
   var distance: Double
   /// The rank of the point's id.
@@ -263,54 +263,5 @@ private struct Candidate: Sendable {
   @inline(__always)
   func ranksBefore(_ other: Candidate) -> Bool {
     distance < other.distance || (distance == other.distance && rank < other.rank)
-  }
-}
-
-/// A max-heap of the best `capacity` candidates by (distance, id rank): the worst at the top.
-private struct CandidateHeap {
-  let storage: UnsafeMutableBufferPointer<Candidate>
-  let capacity: Int
-  var count = 0
-
-  /// Keeps a candidate if the heap has room or it ranks before the worst kept.
-  mutating func offer(_ candidate: Candidate) {
-    if count < capacity {
-      var child = count
-      count += 1
-      while child > 0 {
-        let parent = (child - 1) / 2
-        guard storage[parent].ranksBefore(candidate) else { break }
-        storage[child] = storage[parent]
-        child = parent
-      }
-      storage[child] = candidate
-    } else if candidate.ranksBefore(storage[0]) {
-      siftDown(candidate, count: count)
-    }
-  }
-
-  /// Places `candidate` at the top of the first `count` slots and restores the heap order.
-  private func siftDown(_ candidate: Candidate, count: Int) {
-    var parent = 0
-    while true {
-      var child = 2 * parent + 1
-      if child >= count { break }
-      if child + 1 < count && storage[child].ranksBefore(storage[child + 1]) { child += 1 }
-      guard candidate.ranksBefore(storage[child]) else { break }
-      storage[parent] = storage[child]
-      parent = child
-    }
-    storage[parent] = candidate
-  }
-
-  /// Turns the heap into the results, best first (heapsort).
-  func sort() {
-    var remaining = count
-    while remaining > 1 {
-      remaining -= 1
-      let worst = storage[0]
-      siftDown(storage[remaining], count: remaining)
-      storage[remaining] = worst
-    }
   }
 }

@@ -24,15 +24,14 @@ struct NearestNeighborWalk {
   let nodes: UnsafeBufferPointer<NearestNeighborIndex.Node>
   let leafStarts: UnsafeBufferPointer<Int32>
   let unitVectors: UnsafeBufferPointer<Double>
-  /// A max-heap of the smallest squared chords so far: the largest at the top.
-  let smallestChords: UnsafeMutableBufferPointer<Double>
+  /// The smallest squared chords so far: the largest at the top.
+  var smallestChords: BoundedHeap<Double>
   let setAside: UnsafeMutableBufferPointer<SetAsidePoint>
   let capacity: Int
   let x: Double
   let y: Double
   let z: Double
   let excludedPosition: Int
-  var smallestCount = 0
   var setAsideCount = 0
   var isOutOfRoom = false
   /// A squared chord beyond which no point can rank among the best: infinite until `capacity`
@@ -48,7 +47,7 @@ struct NearestNeighborWalk {
     self.nodes = nodes
     self.leafStarts = leafStarts
     self.unitVectors = unitVectors
-    self.smallestChords = smallestChords
+    self.smallestChords = BoundedHeap(storage: smallestChords, capacity: capacity)
     self.setAside = setAside
     self.capacity = capacity
     self.x = probe.x
@@ -169,34 +168,8 @@ struct NearestNeighborWalk {
   /// Keeps a squared chord among the `capacity` smallest, and tightens the bound.
   @inline(__always)
   mutating func keep(_ chordSquared: Double) {
-    if smallestCount < capacity {
-      var child = smallestCount
-      smallestCount += 1
-      while child > 0 {
-        let parent = (child - 1) / 2
-        guard smallestChords[parent] < chordSquared else { break }
-        smallestChords[child] = smallestChords[parent]
-        child = parent
-      }
-      smallestChords[child] = chordSquared
-      if smallestCount < capacity { return }
-    } else if chordSquared < smallestChords[0] {
-      var parent = 0
-      while true {
-        var child = 2 * parent + 1
-        if child >= capacity { break }
-        if child + 1 < capacity && smallestChords[child] < smallestChords[child + 1] {
-          child += 1
-        }
-        guard chordSquared < smallestChords[child] else { break }
-        smallestChords[parent] = smallestChords[child]
-        parent = child
-      }
-      smallestChords[parent] = chordSquared
-    } else {
-      return
-    }
-    bound = NearestNeighborIndex.pruningBound(squaredChord: smallestChords[0])
+    guard smallestChords.offer(chordSquared), smallestChords.isFull else { return }
+    bound = NearestNeighborIndex.pruningBound(squaredChord: smallestChords.worst)
   }
 
   /// Forgets the points set aside that the bound has since moved past.

@@ -133,13 +133,11 @@ enum AppendCommand {
       summary = (imported.appendedCount, imported.duplicateCount, imported.sequences)
     }
     if invocation[CommonOptions.json] {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.member("appended", summary.appendedCount)
-      writer.member("duplicates", summary.duplicateCount)
-      writer.sequenceMembers(summary.sequences)
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+      invocation.writeJSONObject { writer in
+        writer.member("appended", summary.appendedCount)
+        writer.member("duplicates", summary.duplicateCount)
+        writer.sequenceMembers(summary.sequences)
+      }
     } else {
       var text = "appended \(summary.appendedCount) event\(summary.appendedCount == 1 ? "" : "s")"
       if let sequences = summary.sequences {

@@ -143,16 +143,14 @@ enum CheckpointCommand {
       }
     }
     if invocation[CommonOptions.json] {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.member("every", store.interval)
-      writer.member("checkpoints", objects: rows) { writer, row in
-        writer.member("seq", row.entry.sequence)
-        writer.member("bytes", row.entry.byteCount)
-        writer.member("problem", row.problem)
+      invocation.writeJSONObject { writer in
+        writer.member("every", store.interval)
+        writer.member("checkpoints", objects: rows) { writer, row in
+          writer.member("seq", row.entry.sequence)
+          writer.member("bytes", row.entry.byteCount)
+          writer.member("problem", row.problem)
+        }
       }
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.bytes + [0x0A])
     } else if rows.isEmpty {
       invocation.terminal.write("no checkpoints in \(store.directory)\n")
     } else {

@@ -165,6 +165,12 @@ extension ParsedInvocation {
 }
 
 extension ParsedInvocation {
+  /// Writes one JSON object, as `members` writes its members, and a line break: the line a
+  /// command's `--json` prints.
+  func writeJSONObject(_ members: (inout JSONWriter) throws -> Void) rethrows {
+    terminal.write(bytes: try JSONWriter.objectLine(members))
+  }
+
   /// Writes what a command found, as `--json` asks: `json`'s object and a line break, or
   /// `text`; only the one asked for is made.
   func writeJSONOrText(json: () -> [UInt8], text: () -> String) {

@@ -51,23 +51,21 @@ enum ContactsCommand {
         throw invocation.inCommandLineWords(error)
       }
       if invocation[CommonOptions.json] {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("appended")
-        if let event = erasure.event {
-          writer.rawValue(event.logLine.dropLast())
-        } else {
-          writer.null()
+        invocation.writeJSONObject { writer in
+          writer.key("appended")
+          if let event = erasure.event {
+            writer.rawValue(event.logLine.dropLast())
+          } else {
+            writer.null()
+          }
+          writer.member("destroyedKeys", erasure.destroyedKeyCount)
+          writer.member("removedCheckpoints", erasure.removedCheckpointCount)
+          writer.key("checkpointsNotRemoved")
+          writer.beginArray()
+          for path in erasure.checkpointsNotRemoved { writer.string(path) }
+          writer.endArray()
+          writer.member("noChangeReason", erasure.noChangeReason)
         }
-        writer.member("destroyedKeys", erasure.destroyedKeyCount)
-        writer.member("removedCheckpoints", erasure.removedCheckpointCount)
-        writer.key("checkpointsNotRemoved")
-        writer.beginArray()
-        for path in erasure.checkpointsNotRemoved { writer.string(path) }
-        writer.endArray()
-        writer.member("noChangeReason", erasure.noChangeReason)
-        writer.endObject()
-        invocation.terminal.write(bytes: writer.bytes + [0x0A])
         return .success
       }
       if let event = erasure.event {

@@ -29,13 +29,11 @@ enum DigestCommand {
         try LogDigest.compute(lines: $0.lineSource, location: $0.name, through: sequence)
       } ?? LogDigest.compute(invocation.logReader, through: sequence)
     if invocation[CommonOptions.json] {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.member("seq", digest.sequence)
-      writer.member("sha256", SHA256.hex(digest.sha256))
-      writer.member("bytes", digest.byteCount)
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+      invocation.writeJSONObject { writer in
+        writer.member("seq", digest.sequence)
+        writer.member("sha256", SHA256.hex(digest.sha256))
+        writer.member("bytes", digest.byteCount)
+      }
     } else {
       invocation.terminal.write("\(digest)\n")
     }

@@ -64,15 +64,13 @@ enum DomainCommandRunner {
   /// Prints a command's result: one line per event, or the reason nothing was appended.
   static func report(_ result: CommandResult, _ invocation: ParsedInvocation) {
     if invocation[CommonOptions.json] {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.key("appended")
-      writer.beginArray()
-      for event in result.events { writer.rawValue(event.logLine.dropLast()) }
-      writer.endArray()
-      writer.member("noChangeReason", result.noChangeReason)
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+      invocation.writeJSONObject { writer in
+        writer.key("appended")
+        writer.beginArray()
+        for event in result.events { writer.rawValue(event.logLine.dropLast()) }
+        writer.endArray()
+        writer.member("noChangeReason", result.noChangeReason)
+      }
       return
     }
     if let reason = result.noChangeReason {

@@ -102,20 +102,18 @@ enum GenerateCommand {
   /// The summary as data, in the words of `append --json` and `rebuild --json`.
   static func json(_ summary: GenerationSummary, path: String, elapsed: Duration) -> [UInt8] {
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.member("log", path)
-    writer.member("appended", summary.eventCount)
-    writer.sequenceMembers(summary.sequences)
-    writer.member("writes", summary.chunkCount)
-    writer.member("bytes", summary.byteCount)
-    writer.key("seconds")
-    writer.number(seconds)
-    writer.key("eventsPerSecond")
-    writer.number(seconds > 0 ? (Double(summary.eventCount) / seconds).rounded() : 0)
-    writer.counts("eventsByType", sortedTypes(summary))
-    writer.endObject()
-    return writer.line
+    return JSONWriter.objectLine { writer in
+      writer.member("log", path)
+      writer.member("appended", summary.eventCount)
+      writer.sequenceMembers(summary.sequences)
+      writer.member("writes", summary.chunkCount)
+      writer.member("bytes", summary.byteCount)
+      writer.key("seconds")
+      writer.number(seconds)
+      writer.key("eventsPerSecond")
+      writer.number(seconds > 0 ? (Double(summary.eventCount) / seconds).rounded() : 0)
+      writer.counts("eventsByType", sortedTypes(summary))
+    }
   }
 
   /// Event types, the most frequent first (then by name).

@@ -67,12 +67,10 @@ enum HeadCommand {
       invocation.terminal.write(
         signer.sign(Checkpoint(origin: origin, size: size, root: root).text))
     } else if invocation[CommonOptions.json] {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.member("treeSize", size)
-      writer.member("rootHash", SHA256.hex(root))
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+      invocation.writeJSONObject { writer in
+        writer.member("treeSize", size)
+        writer.member("rootHash", SHA256.hex(root))
+      }
     } else {
       invocation.terminal.write("tree size \(size)\nroot hash \(SHA256.hex(root))\n")
     }

@@ -379,50 +379,48 @@ enum ImportReport {
     _ parsed: ParsedSource, _ result: ImportResult, problems: [RecordProblem], dryRun: Bool
   ) -> [UInt8] {
     let plan = result.plan
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.member("kind", parsed.kind.rawValue)
-    writer.member("source", parsed.sourceName)
-    writer.member("dryRun", dryRun)
-    writer.member("records", parsed.recordCount)
-    writer.member("imported", plan.changedRecordCount)
-    writer.member("unchanged", plan.unchanged.count)
-    writer.member("keptRemoved", objects: plan.keptRemoved) { writer, outcome in
-      writer.member("record", outcome.recordIndex)
-      writer.member("label", outcome.label)
-      writer.member("stream", outcome.stream)
-      writer.member("reason", outcome.reason)
-    }
-    writer.member("invalid", objects: problems) { writer, problem in
-      writer.member("record", problem.index)
-      writer.member("label", problem.label)
-      writer.member("field", problem.field)
-      writer.member("value", problem.value)
-      writer.member("reason", problem.reason)
-      writer.member("rejectsRecord", problem.rejectsRecord)
-    }
-    writer.member("appended", result.appendedCount)
-    writer.member("duplicates", result.duplicateCount)
-    writer.sequenceMembers(result.sequences)
-    writer.key("eventsByType")
-    writer.beginObject()
-    for count in plan.eventCounts {
-      writer.key(count.type)
-      writer.integer(count.count)
-    }
-    writer.endObject()
-    if dryRun {
-      writer.member("events", objects: plan.events) { writer, event in
-        writer.member("record", event.recordIndex)
-        writer.member("stream", event.stream)
-        writer.member("version", event.version)
-        writer.member("type", event.type)
-        writer.member("id", event.event.id?.description ?? "")
-        writer.member("summary", event.summary)
+    return JSONWriter.objectLine { writer in
+      writer.member("kind", parsed.kind.rawValue)
+      writer.member("source", parsed.sourceName)
+      writer.member("dryRun", dryRun)
+      writer.member("records", parsed.recordCount)
+      writer.member("imported", plan.changedRecordCount)
+      writer.member("unchanged", plan.unchanged.count)
+      writer.member("keptRemoved", objects: plan.keptRemoved) { writer, outcome in
+        writer.member("record", outcome.recordIndex)
+        writer.member("label", outcome.label)
+        writer.member("stream", outcome.stream)
+        writer.member("reason", outcome.reason)
+      }
+      writer.member("invalid", objects: problems) { writer, problem in
+        writer.member("record", problem.index)
+        writer.member("label", problem.label)
+        writer.member("field", problem.field)
+        writer.member("value", problem.value)
+        writer.member("reason", problem.reason)
+        writer.member("rejectsRecord", problem.rejectsRecord)
+      }
+      writer.member("appended", result.appendedCount)
+      writer.member("duplicates", result.duplicateCount)
+      writer.sequenceMembers(result.sequences)
+      writer.key("eventsByType")
+      writer.beginObject()
+      for count in plan.eventCounts {
+        writer.key(count.type)
+        writer.integer(count.count)
+      }
+      writer.endObject()
+      if dryRun {
+        writer.member("events", objects: plan.events) { writer, event in
+          writer.member("record", event.recordIndex)
+          writer.member("stream", event.stream)
+          writer.member("version", event.version)
+          writer.member("type", event.type)
+          writer.member("id", event.event.id?.description ?? "")
+          writer.member("summary", event.summary)
+        }
       }
     }
-    writer.endObject()
-    return writer.bytes + [0x0A]
   }
 
   /// `18 ContactAdded`, `1 ContactUpdated, 1 ContactFavorited`.

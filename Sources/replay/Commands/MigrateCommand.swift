@@ -120,27 +120,25 @@ enum MigrateCommand {
   /// (`comparedAt` lists the seqs where the read models were compared; a difference fails
   /// before this is printed.)
   static func json(_ summary: LogMigration.Summary, source: String, output: String) -> [UInt8] {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.member("output", output)
-    writer.member("events", summary.eventCount)
-    writer.member("sealed", summary.sealedCount)
-    writer.member("alreadySealed", summary.alreadySealedCount)
-    writer.key("keys")
-    writer.beginObject()
-    writer.member("path", KeyStore.path(forLog: output))
-    writer.member("made", summary.keysMade)
-    writer.member("carriedOver", summary.keysCarriedOver)
-    writer.endObject()
-    writer.key("comparedAt")
-    writer.beginArray()
-    for sequence in summary.comparedAt { writer.integer(sequence) }
-    writer.endArray()
-    writer.member("oldLogHeldPersonalDataInClear", summary.sourceHeldPersonalDataInClear)
-    var note = oldLogNote(summary, source: source)
-    if note.hasSuffix("\n") { note.removeLast() }
-    writer.member("note", note)
-    writer.endObject()
-    return writer.line
+    return JSONWriter.objectLine { writer in
+      writer.member("output", output)
+      writer.member("events", summary.eventCount)
+      writer.member("sealed", summary.sealedCount)
+      writer.member("alreadySealed", summary.alreadySealedCount)
+      writer.key("keys")
+      writer.beginObject()
+      writer.member("path", KeyStore.path(forLog: output))
+      writer.member("made", summary.keysMade)
+      writer.member("carriedOver", summary.keysCarriedOver)
+      writer.endObject()
+      writer.key("comparedAt")
+      writer.beginArray()
+      for sequence in summary.comparedAt { writer.integer(sequence) }
+      writer.endArray()
+      writer.member("oldLogHeldPersonalDataInClear", summary.sourceHeldPersonalDataInClear)
+      var note = oldLogNote(summary, source: source)
+      if note.hasSuffix("\n") { note.removeLast() }
+      writer.member("note", note)
+    }
   }
 }

@@ -33,22 +33,20 @@ enum NearestCommand {
     let location = try resolve(query, in: list)
     let neighbors = list.nearest(to: location.id, count: k) ?? []
     if invocation[CommonOptions.json] {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.member("seq", result.lastSequence)
-      writer.key("location")
-      writer.beginObject()
-      writer.member("id", location.id.rawValue)
-      writer.member("name", location.name)
-      writer.endObject()
-      writer.member("nearest", objects: neighbors) { writer, neighbor in
-        writer.member("id", neighbor.id.rawValue)
-        writer.member("name", neighbor.name)
-        writer.key("distanceInMiles")
-        writer.numberLiteral(neighbor.distanceText)
+      invocation.writeJSONObject { writer in
+        writer.member("seq", result.lastSequence)
+        writer.key("location")
+        writer.beginObject()
+        writer.member("id", location.id.rawValue)
+        writer.member("name", location.name)
+        writer.endObject()
+        writer.member("nearest", objects: neighbors) { writer, neighbor in
+          writer.member("id", neighbor.id.rawValue)
+          writer.member("name", neighbor.name)
+          writer.key("distanceInMiles")
+          writer.numberLiteral(neighbor.distanceText)
+        }
       }
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.bytes + [0x0A])
       return .success
     }
     var table = TextTable([

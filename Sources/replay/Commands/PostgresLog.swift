@@ -40,15 +40,13 @@ extension ParsedInvocation {
     if self[CheckpointCommand.list] {
       let entries = try database.withConnection { try checkpoints.entries(on: $0) }.reversed()
       if self[CommonOptions.json] {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.member("checkpoints", objects: Array(entries)) { writer, entry in
-          writer.member("seq", entry.sequence)
-          writer.member("bytes", entry.byteCount)
-          writer.member("problem", entry.problem)
+        writeJSONObject { writer in
+          writer.member("checkpoints", objects: Array(entries)) { writer, entry in
+            writer.member("seq", entry.sequence)
+            writer.member("bytes", entry.byteCount)
+            writer.member("problem", entry.problem)
+          }
         }
-        writer.endObject()
-        terminal.write(bytes: writer.bytes + [0x0A])
       } else if entries.isEmpty {
         terminal.write("no checkpoints in \(table)\n")
       } else {

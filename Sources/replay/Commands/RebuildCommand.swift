@@ -32,24 +32,22 @@ enum RebuildCommand {
       (name, result.models.model(named: name)?.count ?? 0)
     }
     if invocation[CommonOptions.json] {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.member("seq", result.lastSequence)
-      writer.member("eventsRead", result.eventsRead)
-      writer.member("startedFromCheckpoint", result.startedFrom)
-      writer.key("seconds")
-      writer.number(seconds)
-      writer.key("eventsPerSecond")
-      writer.number(rate.rounded())
-      writer.key("entities")
-      writer.beginObject()
-      for (name, count) in counts {
-        writer.key(name)
-        writer.integer(count)
+      invocation.writeJSONObject { writer in
+        writer.member("seq", result.lastSequence)
+        writer.member("eventsRead", result.eventsRead)
+        writer.member("startedFromCheckpoint", result.startedFrom)
+        writer.key("seconds")
+        writer.number(seconds)
+        writer.key("eventsPerSecond")
+        writer.number(rate.rounded())
+        writer.key("entities")
+        writer.beginObject()
+        for (name, count) in counts {
+          writer.key(name)
+          writer.integer(count)
+        }
+        writer.endObject()
       }
-      writer.endObject()
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.bytes + [0x0A])
       return .success
     }
     let from = result.startedFrom.map { " from the checkpoint at seq \($0)" } ?? ""

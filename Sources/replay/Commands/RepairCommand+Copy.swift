@@ -91,52 +91,49 @@ extension RepairCommand {
   static func json(
     _ restoration: LogRepair.Restoration?, log: String, quarantine: String?
   ) -> [UInt8] {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.key("applied")
-    writer.bool(quarantine != nil)
-    guard let restoration else {
-      writer.key("restored")
-      writer.null()
+    JSONWriter.objectLine { writer in
+      writer.key("applied")
+      writer.bool(quarantine != nil)
+      guard let restoration else {
+        writer.key("restored")
+        writer.null()
+        return
+      }
+      func range(_ key: String, _ range: ClosedRange<Int64>?) {
+        writer.key(key)
+        guard let range else { return writer.null() }
+        writer.beginArray()
+        writer.integer(range.lowerBound)
+        writer.integer(range.upperBound)
+        writer.endArray()
+      }
+      writer.key("damage")
+      writer.string(restoration.cut.reason)
+      range("restored", restoration.fromCopy)
+      range("keptAfter", restoration.keptAfter)
+      range("notRestored", restoration.notRestored)
+      writer.key("size")
+      writer.integer(restoration.size)
+      writer.key("root")
+      writer.string(SHA256.hex(restoration.root))
+      writer.key("proof")
+      writer.beginObject()
+      switch restoration.witness {
+      case .copy(let size, let root):
+        writer.key("copySize")
+        writer.integer(size)
+        writer.key("copyRoot")
+        writer.string(SHA256.hex(root))
+      case .note(let note, let copySize):
+        writer.key("copySize")
+        writer.integer(copySize)
+        writer.key("noteSize")
+        writer.integer(note.size)
+        writer.key("origin")
+        writer.string(note.origin)
+      }
       writer.endObject()
-      return writer.line
+      writer.member("quarantine", quarantine)
     }
-    func range(_ key: String, _ range: ClosedRange<Int64>?) {
-      writer.key(key)
-      guard let range else { return writer.null() }
-      writer.beginArray()
-      writer.integer(range.lowerBound)
-      writer.integer(range.upperBound)
-      writer.endArray()
-    }
-    writer.key("damage")
-    writer.string(restoration.cut.reason)
-    range("restored", restoration.fromCopy)
-    range("keptAfter", restoration.keptAfter)
-    range("notRestored", restoration.notRestored)
-    writer.key("size")
-    writer.integer(restoration.size)
-    writer.key("root")
-    writer.string(SHA256.hex(restoration.root))
-    writer.key("proof")
-    writer.beginObject()
-    switch restoration.witness {
-    case .copy(let size, let root):
-      writer.key("copySize")
-      writer.integer(size)
-      writer.key("copyRoot")
-      writer.string(SHA256.hex(root))
-    case .note(let note, let copySize):
-      writer.key("copySize")
-      writer.integer(copySize)
-      writer.key("noteSize")
-      writer.integer(note.size)
-      writer.key("origin")
-      writer.string(note.origin)
-    }
-    writer.endObject()
-    writer.member("quarantine", quarantine)
-    writer.endObject()
-    return writer.line
   }
 }

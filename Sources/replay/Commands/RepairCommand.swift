@@ -153,48 +153,46 @@ enum RepairCommand {
   /// "rewritten":{"write":[first,last],"firstSeq","lastSeq"}|null},"quarantine","undo"}`
   /// (`quarantine` and `undo` are `null` until the cut is applied).
   static func json(_ cut: LogRepair.Cut?, log: String, quarantine: String?) -> [UInt8] {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.member("applied", quarantine != nil)
-    writer.key("cut")
-    guard let cut else {
-      writer.null()
-      writer.endObject()
-      return writer.line
-    }
-    writer.beginObject()
-    writer.member("firstSeq", cut.firstCutSequence)
-    writer.member("lastSeq", cut.lastCutSequence.flatMap { $0 >= cut.firstCutSequence ? $0 : nil })
-    writer.member("lines", cut.cutLineCount)
-    writer.member("bytes", cut.range.count)
-    writer.member("fromByte", cut.range.lowerBound)
-    writer.member("reason", cut.reason)
-    writer.endObject()
-    writer.key("kept")
-    writer.beginObject()
-    writer.member("lastSeq", cut.keptSequence)
-    writer.key("rewritten")
-    if let rewrite = cut.rewrite {
+    JSONWriter.objectLine { writer in
+      writer.member("applied", quarantine != nil)
+      writer.key("cut")
+      guard let cut else {
+        writer.null()
+        return
+      }
       writer.beginObject()
-      writer.key("write")
-      writer.beginArray()
-      writer.integer(rewrite.write.lowerBound)
-      writer.integer(rewrite.write.upperBound)
-      writer.endArray()
-      writer.member("firstSeq", rewrite.kept.lowerBound)
-      writer.member("lastSeq", rewrite.kept.upperBound)
+      writer.member("firstSeq", cut.firstCutSequence)
+      writer.member(
+        "lastSeq", cut.lastCutSequence.flatMap { $0 >= cut.firstCutSequence ? $0 : nil })
+      writer.member("lines", cut.cutLineCount)
+      writer.member("bytes", cut.range.count)
+      writer.member("fromByte", cut.range.lowerBound)
+      writer.member("reason", cut.reason)
       writer.endObject()
-    } else {
-      writer.null()
+      writer.key("kept")
+      writer.beginObject()
+      writer.member("lastSeq", cut.keptSequence)
+      writer.key("rewritten")
+      if let rewrite = cut.rewrite {
+        writer.beginObject()
+        writer.key("write")
+        writer.beginArray()
+        writer.integer(rewrite.write.lowerBound)
+        writer.integer(rewrite.write.upperBound)
+        writer.endArray()
+        writer.member("firstSeq", rewrite.kept.lowerBound)
+        writer.member("lastSeq", rewrite.kept.upperBound)
+        writer.endObject()
+      } else {
+        writer.null()
+      }
+      writer.endObject()
+      writer.key("checkpointsRemoved")
+      writer.beginArray()
+      for sequence in cut.staleCheckpoints { writer.integer(sequence) }
+      writer.endArray()
+      writer.member("quarantine", quarantine)
+      writer.member("undo", quarantine.map { undoCommand(cut, log: log, quarantine: $0) })
     }
-    writer.endObject()
-    writer.key("checkpointsRemoved")
-    writer.beginArray()
-    for sequence in cut.staleCheckpoints { writer.integer(sequence) }
-    writer.endArray()
-    writer.member("quarantine", quarantine)
-    writer.member("undo", quarantine.map { undoCommand(cut, log: log, quarantine: $0) })
-    writer.endObject()
-    return writer.line
   }
 }

@@ -96,22 +96,20 @@ enum ReportCommand {
       invocation.terminal.writeError("warning: the signed note does not verify: \(problem)\n")
     }
     if invocation[CommonOptions.json] {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.member("seq", report.pointSequence)
-      writer.key("window")
-      writer.beginObject()
-      writer.sequenceMembers(report.timeline.sequences)
-      writer.member("events", report.timeline.eventCount)
-      writer.endObject()
-      writer.member("entitiesChanged", report.changes.count)
-      writer.member("output", output)
-      writer.member("bytes", bytes.count)
-      if let check = report.integrity.noteCheck {
-        writer.member("noteVerifies", check.problem == nil)
+      invocation.writeJSONObject { writer in
+        writer.member("seq", report.pointSequence)
+        writer.key("window")
+        writer.beginObject()
+        writer.sequenceMembers(report.timeline.sequences)
+        writer.member("events", report.timeline.eventCount)
+        writer.endObject()
+        writer.member("entitiesChanged", report.changes.count)
+        writer.member("output", output)
+        writer.member("bytes", bytes.count)
+        if let check = report.integrity.noteCheck {
+          writer.member("noteVerifies", check.problem == nil)
+        }
       }
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.line)
       return .success
     }
     invocation.terminal.write(

@@ -113,19 +113,17 @@ enum ShipCommand {
   /// `lag` counts the events committed in the log and not yet shipped; `lagMilliseconds` is
   /// how long after its append the last shipped event was committed in PostgreSQL.
   static func line(_ progress: LogShipper.Progress, eventsPerSecond: Int64) -> [UInt8] {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.member("shipped", progress.shippedEvents)
-    writer.member("seq", progress.lastShippedSequence)
-    writer.member("logSeq", progress.logLastSequence)
-    writer.member("lag", progress.lag)
-    if let at = progress.lastShippedAt {
-      writer.key("lagMilliseconds")
-      writer.integer(
-        max(0, progress.committedAt.millisecondsSince1970 - at.millisecondsSince1970))
+    return JSONWriter.objectLine { writer in
+      writer.member("shipped", progress.shippedEvents)
+      writer.member("seq", progress.lastShippedSequence)
+      writer.member("logSeq", progress.logLastSequence)
+      writer.member("lag", progress.lag)
+      if let at = progress.lastShippedAt {
+        writer.key("lagMilliseconds")
+        writer.integer(
+          max(0, progress.committedAt.millisecondsSince1970 - at.millisecondsSince1970))
+      }
+      writer.member("eventsPerSecond", eventsPerSecond)
     }
-    writer.member("eventsPerSecond", eventsPerSecond)
-    writer.endObject()
-    return writer.bytes + [0x0A]
   }
 }

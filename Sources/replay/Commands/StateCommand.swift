@@ -154,15 +154,13 @@ enum StateCommand {
       throw InputError.invalid("\(model) has no '\(id)' at seq \(result.lastSequence)")
     }
     if invocation[CommonOptions.json] {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.member("seq", result.lastSequence)
-      writer.member("model", model)
-      writer.member("id", id)
-      writer.key("fields")
-      entry.writeFields(to: &writer)
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.bytes + [0x0A])
+      invocation.writeJSONObject { writer in
+        writer.member("seq", result.lastSequence)
+        writer.member("model", model)
+        writer.member("id", id)
+        writer.key("fields")
+        entry.writeFields(to: &writer)
+      }
       return .success
     }
     var text: String?

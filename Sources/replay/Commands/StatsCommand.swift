@@ -21,33 +21,25 @@ enum StatsCommand {
     let types = statistics.eventsByType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
     let categories = statistics.eventsByCategory.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
     if invocation[CommonOptions.json] {
-      var writer = JSONWriter()
-      writer.beginObject()
-      writer.member("events", statistics.eventCount)
-      writer.member("streams", statistics.streamCount)
-      writer.member("lastSeq", statistics.lastSequence)
-      writer.member("bytes", statistics.byteCount)
-      writer.member("firstTime", statistics.firstTimestamp?.description)
-      writer.member("lastTime", statistics.lastTimestamp?.description)
-      writer.key("byType")
-      writer.beginObject()
-      for (type, count) in types {
-        writer.key(type)
-        writer.integer(count)
-      }
-      writer.endObject()
-      writer.key("byCategory")
-      writer.beginObject()
-      for (category, count) in categories {
-        writer.key(category)
+      invocation.writeJSONObject { writer in
+        writer.member("events", statistics.eventCount)
+        writer.member("streams", statistics.streamCount)
+        writer.member("lastSeq", statistics.lastSequence)
+        writer.member("bytes", statistics.byteCount)
+        writer.member("firstTime", statistics.firstTimestamp?.description)
+        writer.member("lastTime", statistics.lastTimestamp?.description)
+        writer.counts("byType", types.map { (name: $0.key, count: $0.value) })
+        writer.key("byCategory")
         writer.beginObject()
-        writer.member("events", count)
-        writer.member("streams", statistics.streamsByCategory[category] ?? 0)
+        for (category, count) in categories {
+          writer.key(category)
+          writer.beginObject()
+          writer.member("events", count)
+          writer.member("streams", statistics.streamsByCategory[category] ?? 0)
+          writer.endObject()
+        }
         writer.endObject()
       }
-      writer.endObject()
-      writer.endObject()
-      invocation.terminal.write(bytes: writer.bytes + [0x0A])
       return .success
     }
     var text = """

@@ -190,15 +190,13 @@ extension VerifyCommand {
     valid: Bool, events: Int, streams: Int, lastSeq: Int64, _ invocation: ParsedInvocation,
     members: (inout JSONWriter) -> Void
   ) {
-    var writer = JSONWriter()
-    writer.beginObject()
-    writer.member("valid", valid)
-    writer.member("events", events)
-    writer.member("streams", streams)
-    writer.member("lastSeq", lastSeq)
-    members(&writer)
-    writer.endObject()
-    invocation.terminal.write(bytes: writer.bytes + [0x0A])
+    invocation.writeJSONObject { writer in
+      writer.member("valid", valid)
+      writer.member("events", events)
+      writer.member("streams", streams)
+      writer.member("lastSeq", lastSeq)
+      members(&writer)
+    }
   }
 
   /// `ok: <summary>`, or each problem on its line and `FAILED: <n> problems; <summary>`.

@@ -44,6 +44,13 @@ extension JSONWriter {
     endObject()
   }
 
-  /// The document as a line of standard output.
-  var line: [UInt8] { bytes + [0x0A] }
+  /// One object, as `members` writes its members, and a line break: what `--json` prints.
+  static func objectLine(_ members: (inout JSONWriter) throws -> Void) rethrows -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginObject()
+    try members(&writer)
+    writer.endObject()
+    writer.bytes.append(0x0A)
+    return writer.bytes
+  }
 }
