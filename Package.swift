@@ -24,7 +24,10 @@ let package = Package(
     // The tools around the engine, which the apps that link Engine do not need.
     .target(name: "Importers", dependencies: ["Events", "Engine"]),
     .target(name: "Report", dependencies: ["Events", "Projections", "Engine"]),
-    .target(name: "Generator", dependencies: ["Events", "Engine", "Importers"]),
+    // The Taipei Zoo seed file is compiled in (a link to eventlogs/seed-data, not a copy).
+    .target(
+      name: "Generator", dependencies: ["Events", "Engine", "Importers"],
+      resources: [.embedInCode("Resources/taipei-zoo-animals.json")]),
     // PostgreSQL as a replica and as the store; libpq is loaded at run time (nothing linked).
     .target(name: "Postgres", dependencies: ["Engine"]),
     .executableTarget(

@@ -12,13 +12,6 @@ package struct SourceRecord: Sendable, Equatable {
   /// that import the same way have the same digest, whatever the source's layout or key order.
   public var digest: [UInt8]
 
-  public init(index: Int, label: String?, command: RecordCommand, digest: [UInt8]) {
-    self.index = index
-    self.label = label
-    self.command = command
-    self.digest = digest
-  }
-
   /// `contact record 3 (id '1')`, for messages.
   public func name(_ kind: ImportKind) -> String {
     "\(kind.recordNoun) record \(index)" + (label.map { " (\($0))" } ?? "")
@@ -42,20 +35,7 @@ package struct ParsedSource: Sendable, Equatable {
   public var problems: [RecordProblem]
   /// Remarks about the source that are not problems (it is one page of a larger result, a
   /// record repeats an earlier one's id), one line each.
-  public var notes: [String]
-
-  public init(
-    kind: ImportKind, sourceName: String, sourceDigest: [UInt8], recordCount: Int,
-    records: [SourceRecord], problems: [RecordProblem], notes: [String] = []
-  ) {
-    self.kind = kind
-    self.sourceName = sourceName
-    self.sourceDigest = sourceDigest
-    self.recordCount = recordCount
-    self.records = records
-    self.problems = problems
-    self.notes = notes
-  }
+  public var notes: [String] = []
 
   /// How many records have at least one problem.
   public var invalidRecordCount: Int {

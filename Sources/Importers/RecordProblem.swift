@@ -27,20 +27,7 @@ package struct RecordProblem: Sendable, Equatable, CustomStringConvertible {
   public var reason: String
   /// Whether the whole record is left out (`true`), or only this entry of it (`false`: one
   /// invalid zip code of a state that is otherwise imported).
-  public var rejectsRecord: Bool
-
-  public init(
-    kind: ImportKind, index: Int, label: String?, field: String, value: String, reason: String,
-    rejectsRecord: Bool = true
-  ) {
-    self.kind = kind
-    self.index = index
-    self.label = label
-    self.field = field
-    self.value = value
-    self.reason = reason
-    self.rejectsRecord = rejectsRecord
-  }
+  public var rejectsRecord = true
 
   /// `contact record 2 (id '19')`: the record, named for messages.
   public var recordName: String {

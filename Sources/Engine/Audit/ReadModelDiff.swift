@@ -20,20 +20,6 @@ package struct ReadModelDiff: Sendable, Equatable {
   /// The label (`ReadModelEntry.label`) of each changed entity that has one, by id: as it is at
   /// `to`, or at `from` when the change took it away.
   public var labels: [EntityKey: String]
-
-  /// A diff of model `model` between two points, as `Replayer.diff(model:from:to:)` builds it.
-  public init(
-    model: String, from: ReplayPoint, to: ReplayPoint, fromSequence: Int64, toSequence: Int64,
-    changes: EntryDiff, labels: [EntityKey: String] = [:]
-  ) {
-    self.model = model
-    self.from = from
-    self.to = to
-    self.fromSequence = fromSequence
-    self.toSequence = toSequence
-    self.changes = changes
-    self.labels = labels
-  }
 }
 
 extension Replayer {

@@ -175,7 +175,7 @@ extension LogLineCodec {
         seen |= Member.id.bit
         next = .stream
         guard cursor.consume(",\"stream\":") else { break quick }
-        line.streamSlice = try readName(&cursor, .stream)
+        line.streamSlice = try readStream(&cursor)
         seen |= Member.stream.bit
         next = .version
         guard cursor.consume(",\"version\":") else { break quick }
@@ -183,7 +183,7 @@ extension LogLineCodec {
         seen |= Member.version.bit
         next = .type
         guard cursor.consume(",\"type\":") else { break quick }
-        line.typeSlice = try readName(&cursor, .type)
+        line.typeSlice = try readType(&cursor)
         seen |= Member.type.bit
         next = .schema
         guard cursor.consume(",\"schema\":") else { break quick }
@@ -278,8 +278,8 @@ extension LogLineCodec {
     case .schema: line.schemaVersion = try readSchema(&cursor)
     case .id: line.idOffset = try readEventID(&cursor)
     case .at: line.timestampOffset = try readTimestamp(&cursor, memo: &memo)
-    case .stream: line.streamSlice = try readName(&cursor, .stream)
-    case .type: line.typeSlice = try readName(&cursor, .type)
+    case .stream: line.streamSlice = try readStream(&cursor)
+    case .type: line.typeSlice = try readType(&cursor)
     case .batch: line.batch = try readBatch(&cursor, memo: &memo)
     case .meta: line.metaRange = try readMeta(&cursor)
     case .data: line.dataRange = try readData(&cursor)
@@ -296,69 +296,51 @@ extension LogLineCodec {
     return value
   }
 
-  /// The members that hold a name: a stream's or an event type's.
-  enum NameMember: String {
-    case stream, type
-
-    /// Quick step: a string of the bytes the member allows (printable ASCII for a stream;
-    /// ASCII letters, digits, `_` and `.` for a type), checked a word at a time as it is
-    /// scanned, not empty, not too long, with the ends the member wants (no space at either end
-    /// of a stream, a letter first in a type).
-    @inline(__always)
-    func quickSlice(_ cursor: inout JSONCursor) -> JSONStringSlice? {
-      switch self {
-      case .stream:
-        guard
-          let slice = cursor.stringSlice(ofBytesNotFlaggedBy: JSONCursor.nonPrintableOrSpecialBytes)
-        else { return nil }
-        let count = slice.end - slice.start
-        if count > 0, count <= EnvelopeRules.maximumStreamNameLength,
-          cursor.byte(at: slice.start) != 0x20, cursor.byte(at: slice.end - 1) != 0x20
-        {
-          return slice
-        }
-        cursor.position = slice.start - 1
-      case .type:
-        guard let slice = cursor.stringSlice(ofBytesNotFlaggedBy: JSONCursor.nonTypeNameBytes)
-        else { return nil }
-        let count = slice.end - slice.start
-        if count > 0, count <= EnvelopeRules.maximumTypeNameLength,
-          (cursor.byte(at: slice.start) | 0x20) &- 0x61 < 26
-        {
-          return slice
-        }
-        cursor.position = slice.start - 1
+  /// `stream`. Quick step: a string of printable ASCII, checked a word at a time as it is
+  /// scanned, not empty, not too long and without a space at either end; anything else is read
+  /// in full and `EnvelopeRules` says what is wrong, if anything.
+  @inline(__always)
+  static func readStream(_ cursor: inout JSONCursor) throws(Problem) -> JSONStringSlice {
+    if let slice = cursor.stringSlice(ofBytesNotFlaggedBy: JSONCursor.nonPrintableOrSpecialBytes) {
+      let count = slice.end - slice.start
+      if count > 0, count <= EnvelopeRules.maximumStreamNameLength,
+        cursor.byte(at: slice.start) != 0x20, cursor.byte(at: slice.end - 1) != 0x20
+      {
+        return slice
       }
-      return nil
+      cursor.position = slice.start - 1
     }
-
-    /// What `EnvelopeRules` says is wrong with a name read in full, or `nil`.
-    @inline(__always)
-    func problem(_ slice: JSONStringSlice, _ cursor: JSONCursor) -> String? {
-      switch self {
-      case .stream: LogLineCodec.streamNameProblem(slice, cursor)
-      case .type: LogLineCodec.typeNameProblem(slice, cursor)
-      }
+    let slice = try readNameSlice(&cursor, "stream")
+    if let problem = streamNameProblem(slice, cursor) {
+      throw Problem(message: "'stream': \(problem)")
     }
+    return slice
   }
 
-  /// `stream` or `type`: the member's quick step, else the string read in full and checked by
-  /// `EnvelopeRules`.
+  /// `type`. Quick step: a string of ASCII letters, digits, `_` and `.`, checked a word at a
+  /// time as it is scanned, starting with a letter and not too long; anything else is read in
+  /// full and `EnvelopeRules` says what is wrong.
   @inline(__always)
-  static func readName(
-    _ cursor: inout JSONCursor, _ member: NameMember
-  ) throws(Problem) -> JSONStringSlice {
-    if let slice = member.quickSlice(&cursor) { return slice }
-    let slice = try readNameSlice(&cursor, member.rawValue)
-    if let problem = member.problem(slice, cursor) {
-      throw Problem(message: "'\(member.rawValue)': \(problem)")
+  static func readType(_ cursor: inout JSONCursor) throws(Problem) -> JSONStringSlice {
+    if let slice = cursor.stringSlice(ofBytesNotFlaggedBy: JSONCursor.nonTypeNameBytes) {
+      let count = slice.end - slice.start
+      if count > 0, count <= EnvelopeRules.maximumTypeNameLength,
+        (cursor.byte(at: slice.start) | 0x20) &- 0x61 < 26
+      {
+        return slice
+      }
+      cursor.position = slice.start - 1
+    }
+    let slice = try readNameSlice(&cursor, "type")
+    if let problem = typeNameProblem(slice, cursor) {
+      throw Problem(message: "'type': \(problem)")
     }
     return slice
   }
 
   /// The general step of the name readers: any JSON string.
   static func readNameSlice(
-    _ cursor: inout JSONCursor, _ name: String
+    _ cursor: inout JSONCursor, _ name: StaticString
   ) throws(Problem) -> JSONStringSlice {
     do throws(JSONSyntaxError) {
       return try cursor.readStringSlice()

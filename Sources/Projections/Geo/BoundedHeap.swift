@@ -18,7 +18,9 @@ struct BoundedHeap<Element: HeapRanked> {
   let capacity: Int
   private(set) var count = 0
 
+  /// A heap of at most `capacity` (≥ 1) elements in the first slots of `storage`.
   init(storage: UnsafeMutableBufferPointer<Element>, capacity: Int) {
+    precondition(capacity >= 1 && capacity <= storage.count, "room for \(capacity) elements")
     self.storage = storage
     self.capacity = capacity
   }
@@ -46,7 +48,7 @@ struct BoundedHeap<Element: HeapRanked> {
       storage[child] = element
       return true
     }
-    guard count > 0, element.ranksBefore(storage[0]) else { return false }
+    guard element.ranksBefore(storage[0]) else { return false }
     siftDown(element, count: count)
     return true
   }

@@ -62,23 +62,9 @@ struct Argument: Sendable, Equatable {
   /// One line shown in `ARGUMENTS:`.
   var help: String
   /// Whether the argument may be left out.
-  var isOptional: Bool
+  var isOptional = false
   /// Whether the argument takes all remaining values (variadic); only the last argument may.
-  var isRepeating: Bool
-
-  /// Creates a positional argument.
-  ///
-  /// - Parameters:
-  ///   - name: The name shown as `<name>`, such as `stream`.
-  ///   - help: One line of help.
-  ///   - isOptional: Whether the argument may be left out.
-  ///   - isRepeating: Whether it collects all remaining values.
-  init(name: String, help: String, isOptional: Bool = false, isRepeating: Bool = false) {
-    self.name = name
-    self.help = help
-    self.isOptional = isOptional
-    self.isRepeating = isRepeating
-  }
+  var isRepeating = false
 
   /// The argument as shown in help: `<name>`.
   var label: String { "<\(name)>" }
@@ -99,42 +85,11 @@ struct Option: Sendable, Equatable {
   /// `$REPLAY_LOG or events.log` for a default computed elsewhere.
   var defaultDescription: String?
   /// Whether the command line must give the option (it then has no brackets in the usage).
-  var isRequired: Bool
+  var isRequired = false
   /// Whether every occurrence is collected; otherwise the last occurrence wins.
-  var isRepeating: Bool
+  var isRepeating = false
   /// Whether help and usage leave the option out; it is still parsed.
-  var isHidden: Bool
-
-  /// Creates an option.
-  ///
-  /// - Parameters:
-  ///   - names: The names, such as `["-l", "--log"]`.
-  ///   - valueName: The value placeholder, such as `path`; `nil` for a flag.
-  ///   - help: One line of help.
-  ///   - defaultValue: The value used when the option is not given.
-  ///   - defaultDescription: What help shows as the default instead of `defaultValue`.
-  ///   - isRequired: Whether the option must be given.
-  ///   - isRepeating: Whether every occurrence is collected.
-  ///   - isHidden: Whether help and usage leave it out.
-  init(
-    names: [String],
-    valueName: String?,
-    help: String,
-    defaultValue: String? = nil,
-    defaultDescription: String? = nil,
-    isRequired: Bool = false,
-    isRepeating: Bool = false,
-    isHidden: Bool = false
-  ) {
-    self.names = names
-    self.valueName = valueName
-    self.help = help
-    self.defaultValue = defaultValue
-    self.defaultDescription = defaultDescription
-    self.isRequired = isRequired
-    self.isRepeating = isRepeating
-    self.isHidden = isHidden
-  }
+  var isHidden = false
 
   /// Whether the option is a flag, taking no value.
   var isFlag: Bool { valueName == nil }

@@ -305,7 +305,7 @@ private func generateLog(
 
   @Test func theZooCorpusIsTheSeedFileByteForByte() throws {
     let seed = try RepositoryFiles.seedData("taipei-zoo-animals.json")
-    #expect(Array(ZooCorpus.json.utf8) == seed)
+    #expect(ZooCorpus.json == seed)
     #expect(ZooCorpus.records.count == 20)
     #expect(ZooCorpus.records.first?.nameChinese == "大貓熊")
   }
