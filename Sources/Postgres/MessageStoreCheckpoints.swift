@@ -68,13 +68,24 @@ package struct MessageStoreCheckpoints {
     }
   }
 
+  /// A checkpoint loaded to start a fold from.
+  struct Loaded {
+    /// The models after the event at `sequence`.
+    var models: ReadModels
+    /// The event the models are after (its `global_position` too).
+    var sequence: Int64
+    /// The SHA-256 (lowercase hex) of the line at `sequence` the models were made after: a
+    /// follower checks that the row still holds it when it reads on from there.
+    var lineSHA256: String
+  }
+
   /// The newest checkpoint at or before seq `limit` that still matches the table, with its
   /// models; nil when none does. Each one passed over is explained.
   /// - Throws: `PostgresError`.
   func newest(
     on connection: PostgresConnection, atOrBefore limit: Int64?, keys: LogCheckpointKeys,
     explain: (String) -> Void
-  ) throws -> (models: ReadModels, sequence: Int64)? {
+  ) throws -> Loaded? {
     for entry in try entries(on: connection, atOrBefore: limit) {
       let name = "checkpoint at seq \(entry.sequence) in message_store.replay_checkpoints"
       if let problem = entry.problem {
@@ -99,7 +110,8 @@ package struct MessageStoreCheckpoints {
           continue
         }
         explain("starting from the \(name)")
-        return (checkpoint.models, checkpoint.sequence)
+        return Loaded(
+          models: checkpoint.models, sequence: checkpoint.sequence, lineSHA256: hash)
       } catch {
         explain("\(name) ignored: \(error)")
       }

@@ -162,20 +162,48 @@ package final class MessageStoreFollower: EventFollowing {
       })
   }
 
-  /// Folds every event into the read models with the replay's own fold (`LineFold`), and
+  /// Folds the events into the read models with the replay's own fold (`LineFold`), and
   /// calls `caughtUp` with them each time every committed event is folded: first at the end
   /// of what the database holds, then after each burst of new events (`newEventCount` > 0;
-  /// 0 when a wake brought none). What `replay state --follow` runs on a database.
+  /// 0 when a wake brought none). What `replay state --follow` and `EventStore.updates(of:)`
+  /// run on a database.
+  ///
+  /// The fold starts from the newest checkpoint of `replay_checkpoints` that still matches
+  /// the table, as `MessageStoreLog.readModels(at:usingCheckpoints:)` does (the same
+  /// look-up), and reads only the rows after it; the first read checks that the row at the
+  /// checkpoint's seq still holds the line the checkpoint was made after, as each later read
+  /// checks the last row read. Every model is folded: `LineFold` has no narrowing by model.
+  /// - Parameters:
+  ///   - usingCheckpoints: false to fold from the first row (`--no-checkpoints`).
+  ///   - explain: hears which checkpoint the fold starts from, and why others are not used.
   /// - Throws: as `follow(through:caughtUp:_:)`, and what opening sealed personal data throws.
   package func follow(
+    usingCheckpoints: Bool = true, explain: (String) -> Void = { _ in },
     foldingModels caughtUp: (_ result: Replayer.Result, _ newEventCount: Int) throws -> Bool
   ) throws {
+    let log = MessageStoreLog(url: url)
     let keys = Keys()
-    var fold = LineFold(source: name, keyStoreName: name + " (message_store.replay_keys)") {
-      id in keys.lookup[id] ?? .missing
+    func makeFold(from checkpoint: MessageStoreCheckpoints.Loaded?) -> LineFold {
+      LineFold(
+        source: name, keyStoreName: log.keyStoreName,
+        from: checkpoint.map { ($0.models, $0.sequence) }
+      ) { id in keys.lookup[id] ?? .missing }
     }
+    var fold = makeFold(from: nil)
     var folded = 0
     try followRows(
+      start: { connection in
+        guard usingCheckpoints else { return nil }
+        keys.lookup = try MessageStoreLog.keys(on: connection)
+        guard
+          let checkpoint = try log.newestCheckpoint(
+            on: connection, atOrBefore: nil, keys: keys.lookup, explain: explain)
+        else { return nil }
+        fold = makeFold(from: checkpoint)
+        return Mark(
+          globalPosition: checkpoint.sequence, sequence: checkpoint.sequence,
+          line: .sha256(checkpoint.lineSHA256))
+      },
       caughtUp: {
         let keepGoing = try caughtUp(fold.result, folded)
         folded = 0
@@ -211,13 +239,31 @@ package final class MessageStoreFollower: EventFollowing {
   private struct Mark {
     var globalPosition: Int64 = 0
     var sequence: Int64 = 0
-    var line: [UInt8] = []
+    var line = Line.bytes([])
+
+    /// The line the row at `globalPosition` must still hold.
+    enum Line {
+      /// The line as it was read.
+      case bytes([UInt8])
+      /// The SHA-256 (lowercase hex) of the line a checkpoint was made after.
+      case sha256(String)
+
+      func matches(_ text: String) -> Bool {
+        switch self {
+        case .bytes(let bytes): Array(text.utf8) == bytes
+        case .sha256(let hex): SHA256.hex(SHA256.hash(Array(text.utf8))) == hex
+        }
+      }
+    }
   }
 
   /// The loop both follows share: hands `row` each row's line in `global_position` order
   /// (`row` returns false to stop), calls `caughtUp` when every committed row was handed over,
   /// waits for a notification or the poll, and reconnects when the server goes away.
+  /// - Parameter start: called once, on the first connection: the row to read on from (its
+  ///   line checked by the first read), nil to read from the first row.
   private func followRows(
+    start: (PostgresConnection) throws -> Mark? = { _ in nil },
     caughtUp: () throws -> Bool,
     beforeEachRead: (PostgresConnection) throws -> Void,
     row: (UnsafeBufferPointer<UInt8>) throws -> Bool
@@ -226,10 +272,16 @@ package final class MessageStoreFollower: EventFollowing {
     defer { connection.close() }
     try MessageStoreSchema.requireTables(on: connection)
     var mark = Mark()
+    var isStarted = false
     var gapSince: ContinuousClock.Instant?
     while true {
       if isStopped { return }
       do {
+        if !isStarted {
+          // Inside the loop, so that a connection lost here is made again as any other.
+          mark = try start(connection) ?? Mark()
+          isStarted = true
+        }
         var more = true
         while more {
           if isStopped { return }
@@ -257,7 +309,7 @@ package final class MessageStoreFollower: EventFollowing {
             let goOn = try text.withUTF8 { try row($0) }
             mark = Mark(
               globalPosition: position, sequence: sequence ?? mark.sequence + 1,
-              line: Array(text.utf8))
+              line: .bytes(Array(text.utf8)))
             if !goOn { return }
           }
         }
@@ -293,7 +345,7 @@ package final class MessageStoreFollower: EventFollowing {
         let found =
           position != mark.globalPosition
           ? "is gone"
-          : row[2].map { Array($0.utf8) == mark.line } == true ? nil : "holds another line"
+          : row[2].map { mark.line.matches($0) } == true ? nil : "holds another line"
         if let found {
           throw Failure.rowChanged(
             target: name, sequence: mark.sequence, globalPosition: mark.globalPosition,

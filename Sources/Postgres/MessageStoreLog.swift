@@ -47,16 +47,16 @@ package struct MessageStoreLog {
     let keys = try Self.keys(on: connection)
     let instant: Timestamp? = if case .instant(let instant) = point { instant } else { nil }
     let target: Int64? = if case .sequence(let target) = point { target } else { nil }
-    var checkpoint: (models: ReadModels, sequence: Int64)?
+    var checkpoint: MessageStoreCheckpoints.Loaded?
     if usingCheckpoints, instant == nil, target.map({ $0 > 0 }) ?? true {
       // A checkpoint is never inside an atomic write (`saveCheckpoint`), so one at the
       // target needs no line after it to tell.
-      checkpoint = try MessageStoreCheckpoints(log: self).newest(
-        on: connection, atOrBefore: target, keys: checkpointKeys(keys), explain: explain)
+      checkpoint = try newestCheckpoint(
+        on: connection, atOrBefore: target, keys: keys, explain: explain)
     }
     var fold = LineFold(
-      source: name, keyStoreName: keyStoreName, asOf: instant, from: checkpoint,
-      keys: Self.lookup(keys, on: connection))
+      source: name, keyStoreName: keyStoreName, asOf: instant,
+      from: checkpoint.map { ($0.models, $0.sequence) }, keys: Self.lookup(keys, on: connection))
     if target != 0 {
       try forEachLine(on: connection, after: checkpoint?.sequence ?? 0, through: target) {
         try fold.fold($0)
@@ -104,6 +104,20 @@ package struct MessageStoreLog {
     try MessageStoreCheckpoints(log: self).save(
       result.models, at: result.lastSequence, on: connection, keys: checkpointKeys(keys))
     return result.lastSequence
+  }
+
+  /// The newest checkpoint of `replay_checkpoints` at or before seq `target` (the end when
+  /// nil) that still matches the table, its contacts opened with `keys`; nil when none does.
+  /// What a replay (`readModels(at:usingCheckpoints:)`) and a follow of the read models
+  /// (`MessageStoreFollower.follow(foldingModels:)`) start from; `explain` hears which one
+  /// and why others are not used.
+  /// - Throws: `PostgresError`.
+  func newestCheckpoint(
+    on connection: PostgresConnection, atOrBefore target: Int64?,
+    keys: [KeyStore.KeyID: KeyStore.Lookup], explain: (String) -> Void
+  ) throws -> MessageStoreCheckpoints.Loaded? {
+    try MessageStoreCheckpoints(log: self).newest(
+      on: connection, atOrBefore: target, keys: checkpointKeys(keys), explain: explain)
   }
 
   /// The keys checkpoints seal contacts under, derived from `keys`.

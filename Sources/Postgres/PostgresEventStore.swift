@@ -97,6 +97,10 @@ package final class MessageStoreBackend: EventStoreBackend {
     StoreFollower(MessageStoreFollower(url: url, from: start, filter: filter))
   }
 
+  /// The models from the newest checkpoint of `replay_checkpoints` that matches, as
+  /// `readModels(at:models:)` loads them (so the first update equals `readModels()`), then
+  /// the rows after it, then each new burst; every model is folded (`models` is a file's
+  /// shortcut: `LineFold` folds every model).
   package func followModels(
     _ models: Set<String>?, started: (any EventFollowing) -> Bool,
     _ body: (LogFollower.FollowedModels) throws -> Bool

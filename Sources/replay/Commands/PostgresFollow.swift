@@ -43,7 +43,8 @@ extension ParsedInvocation {
 
   /// `state --follow` on the database `--log` names: `show` is called with the models at
   /// the end, then after each burst of new events, as the file's follow calls it; false when
-  /// `--log` names a file.
+  /// `--log` names a file. The models start from the newest checkpoint that matches, as
+  /// `state` does (not with `--no-checkpoints`; `--verbose` says which).
   func followModelsInPostgres(show: (Replayer.Result, _ isFirst: Bool) throws -> Bool) throws
     -> Bool
   {
@@ -53,11 +54,13 @@ extension ParsedInvocation {
     let interruption = FollowInterruption(stopping: follower)
     defer { interruption.cancel() }
     var isFirst = true
-    try follower.follow(foldingModels: { result, newEventCount in
-      guard isFirst || newEventCount > 0 else { return true }
-      defer { isFirst = false }
-      return try show(result, isFirst)
-    })
+    try follower.follow(
+      usingCheckpoints: usesCheckpoints, explain: explainer,
+      foldingModels: { result, newEventCount in
+        guard isFirst || newEventCount > 0 else { return true }
+        defer { isFirst = false }
+        return try show(result, isFirst)
+      })
     return true
   }
 
