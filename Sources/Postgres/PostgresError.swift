@@ -32,6 +32,13 @@ public enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
   case serverGone(
     target: String, attempts: Int, seconds: Int, message: String, lastShippedSequence: Int64)
 
+  /// Whether `sqlState` says the server lacked a resource or failed at its own I/O (classes
+  /// 53, insufficient resources such as a full disk, and 58, system error), not that it
+  /// refused the statement's input.
+  package static func isServerResource(_ sqlState: String) -> Bool {
+    sqlState.hasPrefix("53") || sqlState.hasPrefix("58")
+  }
+
   public var description: String {
     switch self {
     case .libraryMissing(let tried, let reason):
@@ -59,6 +66,11 @@ public enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
       return
         "PostgreSQL cancelled a statement that ran too long: \(message); nothing of it was "
         + "kept: run the command again, or raise statement_timeout"
+    case .statementFailed(let sqlState, let message, let statement)
+    where Self.isServerResource(sqlState):
+      return
+        "PostgreSQL could not run \(statement): \(message) (SQLSTATE \(sqlState)); nothing of "
+        + "it was kept: give the server the room it lacks and run the command again"
     case .statementFailed(let sqlState, let message, let statement):
       return "PostgreSQL refused \(statement): \(message) (SQLSTATE \(sqlState))"
     case .schemaMismatch(let differences):

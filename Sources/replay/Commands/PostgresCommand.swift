@@ -52,6 +52,8 @@ extension PostgresError: CLIError {
     case .libraryMissing, .connectionFailed, .connectionLost, .serverGone: .remoteUnavailable
     case .authenticationFailed: .permissionDenied
     case .statementTimeout, .shipperBusy: .temporaryFailure
+    case .statementFailed(let sqlState, _, _) where PostgresError.isServerResource(sqlState):
+      .ioError
     case .schemaMismatch, .schemaMissing, .anotherLog, .statementFailed, .replicaOfLog,
       .writtenDirectly:
       .invalidInput

@@ -92,6 +92,75 @@ struct PostgresAttackTests {
     }
   }
 
+  /// A server whose disk fills during an import keeps nothing of it and the command says so as
+  /// an I/O error (exit 74, as a full disk under a log file is), not as refused input (65). The
+  /// database lives in a tablespace on a 4 MB tmpfs, which needs root and `CAP_SYS_ADMIN`.
+  @Test(.enabled(if: canMountFileSystems, "mounting a small tmpfs needs root and CAP_SYS_ADMIN"))
+  func aServerWhoseDiskFillsKeepsNothingAndIsAnIOError() throws {
+    try withInitializedDatabase { directory, server, url in
+      let small = server.folder + "/small"
+      try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: false)
+      try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", small])
+      // Lazily: the server's background processes may still hold a file there.
+      defer { try? Self.run("/bin/umount", ["-l", small]) }
+      try FileManager.default.setAttributes(
+        [.ownerAccountID: 65534, .groupOwnerAccountID: 65534], ofItemAtPath: small)
+      try server.psql("CREATE TABLESPACE small LOCATION '\(small)'")
+      try server.psql("CREATE DATABASE full_disk TABLESPACE small")
+      let fullURL = String(url.dropLast("postgres".count)) + "full_disk"
+      let initialized = try ReplayProcess.run(["pg", "init", fullURL])
+      #expect(initialized.status == 0, "\(initialized.error)")
+      let template = try #require(
+        try JSONSerialization.jsonObject(
+          with: Data(RepositoryFiles.seedData("contacts-v3.json"))) as? [[String: Any]]
+      ).first
+      let contacts = (0..<20_000).map { index -> [String: Any] in
+        var contact = template ?? [:]
+        contact["id"] = String(100_000 + index)
+        contact["name"] = "Person \(index)"
+        return contact
+      }
+      let source = directory + "/contacts.json"
+      try JSONSerialization.data(withJSONObject: contacts).write(
+        to: URL(fileURLWithPath: source))
+      let imported = try ReplayProcess.run(["import", "contacts", source, "--log", fullURL])
+      #expect(imported.status == 74, "\(imported.error)")
+      #expect(imported.error.contains("No space left on device"), "\(imported.error)")
+      #expect(imported.error.contains("nothing of it was kept"), "\(imported.error)")
+      let counted = try ReplayProcess.run(["stats", "--json", "--log", fullURL])
+      #expect(counted.status == 0, "\(counted.error)")
+      #expect(counted.output.hasPrefix("{\"events\":0,"), "\(counted.output)")
+      try server.psql("DROP DATABASE full_disk")
+      try server.psql("DROP TABLESPACE small")
+    }
+  }
+
+  /// Whether this process may mount a file system: root with `CAP_SYS_ADMIN` (bit 21 of
+  /// `CapEff` in `/proc/self/status`).
+  static var canMountFileSystems: Bool {
+    guard geteuid() == 0,
+      let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("CapEff:") }),
+      let mask = UInt64(
+        line.dropFirst("CapEff:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+    else { return false }
+    return mask & (1 << 21) != 0
+  }
+
+  /// Runs `program` with `arguments`; throws when it fails.
+  private static func run(_ program: String, _ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw CommandFailed(program: program) }
+  }
+
+  private struct CommandFailed: Error {
+    var program: String
+  }
+
   /// A `psql` session, named `holder`, that reads `replay_keys` in a transaction it keeps open
   /// (its lock blocks `VACUUM FULL`), started once the lock is granted.
   private static func holdingReplayKeys(_ server: PostgresTestServer) throws -> Process {
