@@ -92,6 +92,34 @@ struct PostgresAttackTests {
     }
   }
 
+  /// `replay_checkpoints` is a cache: a table altered by hand so that it cannot hold
+  /// checkpoints (a column dropped) is passed over by the readers, which read every row, and
+  /// named by the commands that write or list it (exit 65, as `pg init` names a difference),
+  /// never an SQL error that stops `state`.
+  @Test func aCheckpointTableAlteredByHandIsPassedOverByReaders() throws {
+    try withShippedSample(generating: 200, seed: "altered") { directory, server, _, url in
+      let saved = try ReplayProcess.run(["checkpoint", "--log", url])
+      #expect(saved.status == 0, "\(saved.error)")
+      try server.psql("ALTER TABLE message_store.replay_checkpoints DROP COLUMN models")
+      let everyRow = try ReplayProcess.run(["state", "--json", "--no-checkpoints", "--log", url])
+      let state = try ReplayProcess.run(["state", "--json", "--verbose", "--log", url])
+      #expect(state.status == 0, "\(state.error)")
+      #expect(state.output == everyRow.output)
+      let difference = "table message_store.replay_checkpoints has no column models"
+      #expect(
+        state.error.contains("message_store.replay_checkpoints ignored: " + difference),
+        "\(state.error)")
+      let report = try ReplayProcess.run(
+        ["report", "--output", directory + "/report.html", "--log", url])
+      #expect(report.status == 0, "\(report.error)")
+      for arguments in [["checkpoint"], ["checkpoint", "--list"]] {
+        let refused = try ReplayProcess.run(arguments + ["--log", url])
+        #expect(refused.status == 65, "\(arguments): \(refused.error)")
+        #expect(refused.error.contains(difference + "; change or drop it by hand"))
+      }
+    }
+  }
+
   /// A server whose disk fills during an import keeps nothing of it and the command says so as
   /// an I/O error (exit 74, as a full disk under a log file is), not as refused input (65). The
   /// database lives in a tablespace on a 4 MB tmpfs, which needs root and `CAP_SYS_ADMIN`.
