@@ -19,10 +19,16 @@ package final class PostgresConnection {
 
   /// Connects and sets the session's encoding to UTF-8.
   /// - Parameter url: A libpq connection string: a `postgresql://` URL or `key=value` pairs.
-  /// - Throws: `PostgresError.libraryMissing`, `.connectionFailed`, `.authenticationFailed`.
+  /// - Throws: `PostgresError.libraryMissing`, `.invalidURL`, `.connectionFailed`,
+  ///   `.authenticationFailed`.
   public init(url: String) throws(PostgresError) {
     library = try LibPQ.shared.get()
     target = Self.redacted(url)
+    if let problem = library.parseError(url) {
+      throw .invalidURL(
+        target: target,
+        message: Self.scrubbed(problem.trimmingCharacters(in: .whitespacesAndNewlines), of: url))
+    }
     guard let handle = library.connect(url) else {
       throw .connectionFailed(target: target, message: "libpq could not allocate a connection")
     }

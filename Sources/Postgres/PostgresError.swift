@@ -5,6 +5,8 @@ public enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The server could not be reached, or refused the connection for a reason other than the
   /// credentials (`target` is the URL without its password).
   case connectionFailed(target: String, message: String)
+  /// libpq cannot parse the URL (`target`, without its password): nothing was connected to.
+  case invalidURL(target: String, message: String)
   /// The server refused the user or the password (or `pg_hba.conf` has no entry for them).
   case authenticationFailed(target: String, message: String)
   /// The connection broke during a statement: the server stopped, restarted or was cut off.
@@ -49,6 +51,11 @@ public enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
         + "'brew install libpq' on macOS) or set REPLAY_LIBPQ to its path"
     case .connectionFailed(let target, let message):
       return "cannot connect to PostgreSQL at '\(target)': \(message)"
+    case .invalidURL(let target, let message):
+      return
+        "'\(target)' is not a PostgreSQL URL libpq can read: \(message); write it as "
+        + "postgresql://user[:password]@host[:port]/database[?parameter=value&...], each "
+        + "reserved character percent-encoded"
     case .authenticationFailed(let target, let message):
       return
         "PostgreSQL at '\(target)' refused the credentials: \(message); check the user and "

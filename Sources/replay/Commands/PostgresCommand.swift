@@ -51,6 +51,7 @@ extension PostgresError: CLIError {
     switch self {
     case .libraryMissing, .connectionFailed, .connectionLost, .serverGone: .remoteUnavailable
     case .authenticationFailed: .permissionDenied
+    case .invalidURL: .usageError
     case .statementTimeout, .shipperBusy: .temporaryFailure
     case .statementFailed(let sqlState, _, _) where PostgresError.isServerResource(sqlState):
       .ioError
