@@ -198,6 +198,93 @@ struct PostgresAttackTests {
     var program: String
   }
 
+  /// `contacts erase` raced by readers in loops (`state contacts`, `history contact-13`, and
+  /// `checkpoint`, which folds and saves): no read that starts after the erase returned shows
+  /// the contact's name.
+  @Test func readersRacingAnErasureNeverShowItsDataAfterItReturned() throws {
+    try withInitializedDatabase { directory, _, url in
+      let imported = try ReplayProcess.run(
+        ["import", "contacts", RepositoryFiles.seedDataPath("contacts-v3.json"), "--log", url])
+      #expect(imported.status == 0, "\(imported.error)")
+      let readers = Process()
+      readers.executableURL = URL(fileURLWithPath: "/bin/bash")
+      readers.arguments = [
+        "-c",
+        """
+        for reader in 'state contacts' 'history contact-13' 'checkpoint'; do
+          ( while [ ! -e "$1/stop" ]; do
+              started=$(date +%s.%N)
+              seen=$("$0" $reader --log "$2" 2>&1 | grep -c 'Miss Piggy')
+              echo "$started $seen" >> "$1/${reader%% *}.reads"
+            done ) &
+        done
+        wait
+        """,
+        ReplayProcess.executable.path, directory, url,
+      ]
+      try readers.run()
+      Thread.sleep(forTimeInterval: 1.5)
+      let erased = try ReplayProcess.run(
+        ["contacts", "erase", "13", "--actor", "dpo", "--reason", "request", "--log", url])
+      let returned = Date().timeIntervalSince1970
+      #expect(erased.status == 0, "\(erased.error)")
+      Thread.sleep(forTimeInterval: 2)
+      FileManager.default.createFile(atPath: directory + "/stop", contents: nil)
+      readers.waitUntilExit()
+      // The checkpoint reader only races (its saves feed the state reader); the two others show
+      // names.
+      for reader in ["state", "history"] {
+        let reads = try String(contentsOfFile: "\(directory)/\(reader).reads", encoding: .utf8)
+          .split(separator: "\n").compactMap { line -> (started: Double, seen: Int)? in
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let started = Double(fields[0]), let seen = Int(fields[1])
+            else { return nil }
+            return (started, seen)
+          }
+        let after = reads.filter { $0.started > returned }
+        #expect(!after.isEmpty, "\(reader): no read after the erasure")
+        #expect(after.allSatisfy { $0.seen == 0 }, "\(reader): \(after)")
+      }
+      // The state reader saw the name before: the race was run, not only its end.
+      let before = try String(contentsOfFile: directory + "/state.reads", encoding: .utf8)
+      #expect(before.split(separator: "\n").contains { $0.hasSuffix(" 1") })
+    }
+  }
+
+  /// `kill -9` of `contacts erase` at seeded random instants (`TestSeed` prints the seed) leaves either nothing (no
+  /// `ContactErased`, the key there) or the whole erasure (`ContactErased`, the key NULL, no
+  /// checkpoint left), and running it again ends erased with exit 0.
+  @Test func anErasureKilledAtAnyInstantLeavesNothingOrAllOfIt() throws {
+    try withInitializedDatabase { _, server, url in
+      let imported = try ReplayProcess.run(
+        ["import", "contacts", RepositoryFiles.seedDataPath("contacts-v3.json"), "--log", url])
+      #expect(imported.status == 0, "\(imported.error)")
+      var random = SplitMix64(seed: TestSeed.make())
+      for contact in ["19", "1", "15", "3", "4", "6", "12", "0"] {
+        let saved = try ReplayProcess.run(["checkpoint", "--log", url])
+        #expect(saved.status == 0, "\(saved.error)")
+        try ReplayProcess.killDashNine(
+          ["contacts", "erase", contact, "--log", url],
+          after: Double(random.next() % 120) / 1000)
+        let history = try ReplayProcess.run(["history", "contact-\(contact)", "--log", url])
+        let isErased = history.output.contains("ContactErased")
+        let liveKeys = try server.psql(
+          "SELECT count(*) FROM message_store.replay_keys WHERE contact = '\(contact)' AND key IS NOT NULL"
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        let checkpoints = try server.psql("SELECT count(*) FROM message_store.replay_checkpoints")
+          .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(
+          isErased ? liveKeys == "0" && checkpoints == "0" : liveKeys == "1" && checkpoints == "1",
+          "contact \(contact): erased \(isErased), live keys \(liveKeys), checkpoints \(checkpoints)"
+        )
+        let again = try ReplayProcess.run(["contacts", "erase", contact, "--log", url])
+        #expect(again.status == 0, "contact \(contact): \(again.error)")
+        let state = try ReplayProcess.run(["history", "contact-\(contact)", "--log", url])
+        #expect(state.output.contains("ContactErased") && state.output.contains("name: (erased)"))
+      }
+    }
+  }
+
   /// A `psql` session, named `holder`, that reads `replay_keys` in a transaction it keeps open
   /// (its lock blocks `VACUUM FULL`), started once the lock is granted.
   private static func holdingReplayKeys(_ server: PostgresTestServer) throws -> Process {
