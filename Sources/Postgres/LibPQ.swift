@@ -47,6 +47,12 @@ struct LibPQ: @unchecked Sendable {
   let consumeInput: @convention(c) (Handle?) -> Int32
   let notifies: @convention(c) (Handle?) -> UnsafeMutableRawPointer?
   let freeMemory: @convention(c) (UnsafeMutableRawPointer?) -> Void
+  // Parsing a connection string without connecting, and freeing what it returns.
+  let parseOptions:
+    @convention(c) (
+      UnsafePointer<CChar>, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    ) -> UnsafeMutableRawPointer?
+  let freeOptions: @convention(c) (UnsafeMutableRawPointer?) -> Void
 
   /// `ConnStatusType`'s `CONNECTION_OK`.
   static let connectionOK: Int32 = 0
@@ -59,6 +65,18 @@ struct LibPQ: @unchecked Sendable {
   static let fieldSQLState = Int32(UInt8(ascii: "C"))
   static let fieldMessage = Int32(UInt8(ascii: "M"))
   static let fieldDetail = Int32(UInt8(ascii: "D"))
+
+  /// Why libpq cannot parse the connection string `url` (a bad percent escape, an unknown
+  /// parameter, an unclosed `[`), nil when it can. Nothing is connected to.
+  func parseError(_ url: String) -> String? {
+    var error: UnsafeMutablePointer<CChar>?
+    guard let options = parseOptions(url, &error) else {
+      defer { freeMemory(error) }
+      return error.map { String(cString: $0) } ?? "libpq could not parse it"
+    }
+    freeOptions(options)
+    return nil
+  }
 
   /// The names tried, in order, when `REPLAY_LIBPQ` does not name the library.
   static var defaultNames: [String] {
@@ -128,5 +146,7 @@ struct LibPQ: @unchecked Sendable {
     consumeInput = try symbol("PQconsumeInput")
     notifies = try symbol("PQnotifies")
     freeMemory = try symbol("PQfreemem")
+    parseOptions = try symbol("PQconninfoParse")
+    freeOptions = try symbol("PQconninfoFree")
   }
 }

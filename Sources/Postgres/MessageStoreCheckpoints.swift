@@ -40,12 +40,43 @@ package struct MessageStoreCheckpoints {
     ).rows.first?.first == "t"
   }
 
+  /// The columns `replay pg init` gives the table, with their types.
+  private static let columns = ["seq": "bigint", "line_sha256": "text", "models": "bytea"]
+
+  /// Whether the table exists with the columns `replay pg init` gives it (an erasure deletes
+  /// the rows of any table of that name: `tableExists(on:)`).
+  /// - Throws: `PostgresError.schemaMismatch` naming each column missing or of another type.
+  static func requireTable(on connection: PostgresConnection) throws(PostgresError) -> Bool {
+    let rows = try connection.query(
+      """
+      SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a
+      WHERE a.attrelid = to_regclass('message_store.replay_checkpoints')
+        AND a.attnum > 0 AND NOT a.attisdropped
+      """, []
+    ).rows
+    guard !rows.isEmpty else { return false }
+    let found = Dictionary(
+      rows.map { ($0[0] ?? "", $0[1] ?? "") }, uniquingKeysWith: { first, _ in first })
+    let name = "table message_store.replay_checkpoints"
+    let differences = columns.sorted { $0.key < $1.key }.compactMap { column, type in
+      switch found[column] {
+      case nil: "\(name) has no column \(column)"
+      case type: nil
+      case let other?: "\(name): column \(column) is '\(other)', expected '\(type)'"
+      }
+    }
+    guard differences.isEmpty else { throw .schemaMismatch(differences: differences) }
+    return true
+  }
+
   /// The rows at or before seq `limit` (all when nil), newest first, each checked against the
   /// line now at its seq (the models are not read).
+  /// - Throws: `PostgresError`; `.schemaMismatch` for a table that is not the one
+  ///   `replay pg init` writes.
   package func entries(
     on connection: PostgresConnection, atOrBefore limit: Int64? = nil
   ) throws -> [Entry] {
-    guard try Self.tableExists(on: connection) else { return [] }
+    guard try Self.requireTable(on: connection) else { return [] }
     let rows = try connection.query(
       """
       SELECT c.seq, octet_length(c.models), c.line_sha256,
@@ -86,7 +117,15 @@ package struct MessageStoreCheckpoints {
     on connection: PostgresConnection, atOrBefore limit: Int64?, keys: LogCheckpointKeys,
     explain: (String) -> Void
   ) throws -> Loaded? {
-    for entry in try entries(on: connection, atOrBefore: limit) {
+    let found: [Entry]
+    do {
+      found = try entries(on: connection, atOrBefore: limit)
+    } catch PostgresError.schemaMismatch(let differences) {
+      // A cache: a table that cannot hold checkpoints is passed over, every row read.
+      explain("message_store.replay_checkpoints ignored: " + differences.joined(separator: "; "))
+      return nil
+    }
+    for entry in found {
       let name = "checkpoint at seq \(entry.sequence) in message_store.replay_checkpoints"
       if let problem = entry.problem {
         explain("\(name) ignored: \(problem)")
@@ -126,7 +165,7 @@ package struct MessageStoreCheckpoints {
     _ models: ReadModels, at sequence: Int64, on connection: PostgresConnection,
     keys: LogCheckpointKeys
   ) throws {
-    guard try Self.tableExists(on: connection) else {
+    guard try Self.requireTable(on: connection) else {
       throw PostgresError.schemaMissing(missing: ["message_store.replay_checkpoints"])
     }
     let rows = try connection.query(

@@ -58,29 +58,46 @@ package enum MessageStoreSchema {
     }
   }
 
-  /// Checks that the tables `replay ship` writes exist with the columns it writes.
-  /// - Throws: `PostgresError.schemaMissing`.
+  /// Checks that the tables `replay ship` writes exist with the columns it writes, of the types
+  /// `replay pg init` gives them.
+  /// - Throws: `PostgresError.schemaMissing`; `.schemaMismatch` naming each column of another
+  ///   type.
   static func requireTables(on connection: PostgresConnection) throws(PostgresError) {
     let rows = try connection.query(
       """
-      SELECT c.relname, a.attname FROM pg_catalog.pg_class c
+      SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
+      FROM pg_catalog.pg_class c
       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
       JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
       WHERE n.nspname = $1 AND c.relname IN ('messages', 'replay_shipped', 'replay_keys')
       """, [MessageStoreSQL.schema]
     ).rows
-    let present = Set(rows.map { "\($0[0] ?? "").\($0[1] ?? "")" })
-    let needed = [
-      "messages.id", "messages.stream_name", "messages.position", "messages.type",
-      "messages.data", "messages.metadata", "messages.time", "messages.global_position",
-      "replay_shipped.log_id", "replay_shipped.seq", "replay_shipped.event_id",
-      "replay_shipped.log_path", "replay_keys.key_id", "replay_keys.contact", "replay_keys.key",
-    ]
-    let missing = needed.filter { !present.contains($0) }
+    let present = Dictionary(
+      rows.map { ("\($0[0] ?? "").\($0[1] ?? "")", $0[2] ?? "") },
+      uniquingKeysWith: { first, _ in first })
+    let missing = neededColumns.filter { present[$0.column] == nil }.map(\.column)
     if !missing.isEmpty {
       throw .schemaMissing(missing: missing.map { "\(MessageStoreSQL.schema).\($0)" })
     }
+    // A column of another type (altered by hand) would fail each statement with an SQL error.
+    let differences = neededColumns.compactMap { column, type -> String? in
+      guard let found = present[column], found != type else { return nil }
+      let (table, name) = (column.prefix { $0 != "." }, column.drop { $0 != "." }.dropFirst())
+      return
+        "table \(MessageStoreSQL.schema).\(table): column \(name) is '\(found)', expected '\(type)'"
+    }
+    if !differences.isEmpty { throw .schemaMismatch(differences: differences) }
   }
+
+  /// The columns every command needs, with their types as `format_type` names them.
+  private static let neededColumns: [(column: String, type: String)] = [
+    ("messages.id", "uuid"), ("messages.stream_name", "text"), ("messages.position", "bigint"),
+    ("messages.type", "text"), ("messages.data", "jsonb"), ("messages.metadata", "jsonb"),
+    ("messages.time", "timestamp without time zone"), ("messages.global_position", "bigint"),
+    ("replay_shipped.log_id", "uuid"), ("replay_shipped.seq", "bigint"),
+    ("replay_shipped.event_id", "uuid"), ("replay_shipped.log_path", "text"),
+    ("replay_keys.key_id", "text"), ("replay_keys.contact", "text"), ("replay_keys.key", "bytea"),
+  ]
 
   private static func requireServerVersion(_ connection: PostgresConnection) throws(PostgresError) {
     guard connection.serverVersion >= minimumServerVersion else {

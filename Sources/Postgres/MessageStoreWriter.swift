@@ -286,7 +286,8 @@ extension MessageStoreWriter {
   /// Run again for an erased contact, it appends nothing and vacuums again: an erasure whose
   /// vacuum a crash stopped is finished so.
   /// - Throws: `EventsError.unknownEntity` for a contact never added, and as `append(_:)`;
-  ///   nothing is written when anything is thrown before the commit.
+  ///   nothing is written when anything is thrown before the commit. `UnfinishedErasure`
+  ///   when the erasure committed but a vacuum did not run.
   package func eraseContact(
     _ id: ContactID, metadata: EventMetadata = EventMetadata()
   ) throws -> ContactErasure {
@@ -321,10 +322,32 @@ extension MessageStoreWriter {
     keys = [:]
     // Outside the transaction (VACUUM cannot run in one): the destroyed keys' old row
     // versions are dead tuples until then (docs/SCALING.md says what WAL and backups hold).
-    try connection.execute("VACUUM FULL message_store.replay_keys")
-    if try MessageStoreCheckpoints.tableExists(on: connection) {
-      try connection.execute("VACUUM FULL message_store.replay_checkpoints")
+    var table = "message_store.replay_keys"
+    do {
+      try connection.execute("VACUUM FULL " + table)
+      if try MessageStoreCheckpoints.tableExists(on: connection) {
+        table = "message_store.replay_checkpoints"
+        try connection.execute("VACUUM FULL " + table)
+      }
+    } catch let error as PostgresError {
+      throw UnfinishedErasure(contact: id, erasure: erasure, table: table, cause: error)
     }
     return erasure
   }
+}
+
+/// An erasure committed whose `VACUUM FULL` did not run (the server went away, a reader held
+/// the table past the lock timeout): the contact reads as erased everywhere, but the old row
+/// versions that held its key stay in the table's file until a vacuum. Running the erasure
+/// again appends nothing and vacuums.
+package struct UnfinishedErasure: Error {
+  /// The contact erased.
+  package var contact: ContactID
+  /// What was committed.
+  package var erasure: ContactErasure
+  /// The table the vacuum did not rewrite (`message_store.replay_keys` or
+  /// `message_store.replay_checkpoints`).
+  package var table: String
+  /// Why the vacuum did not run.
+  package var cause: PostgresError
 }

@@ -19,15 +19,21 @@ package final class PostgresConnection {
 
   /// Connects and sets the session's encoding to UTF-8.
   /// - Parameter url: A libpq connection string: a `postgresql://` URL or `key=value` pairs.
-  /// - Throws: `PostgresError.libraryMissing`, `.connectionFailed`, `.authenticationFailed`.
+  /// - Throws: `PostgresError.libraryMissing`, `.invalidURL`, `.connectionFailed`,
+  ///   `.authenticationFailed`.
   public init(url: String) throws(PostgresError) {
     library = try LibPQ.shared.get()
     target = Self.redacted(url)
+    if let problem = library.parseError(url) {
+      throw .invalidURL(
+        target: target,
+        message: Self.scrubbed(problem.trimmingCharacters(in: .whitespacesAndNewlines), of: url))
+    }
     guard let handle = library.connect(url) else {
       throw .connectionFailed(target: target, message: "libpq could not allocate a connection")
     }
     guard library.status(handle) == LibPQ.connectionOK else {
-      var message = Self.trimmed(library.errorMessage(handle))
+      var message = Self.scrubbed(Self.trimmed(library.errorMessage(handle)), of: url)
       let refusedCredentials = library.needsPassword(handle) != 0 || Self.isAuthentication(message)
       library.finish(handle)
       if message.contains("no encryption") {
@@ -287,8 +293,69 @@ package final class PostgresConnection {
   }
 
   static func isAuthentication(_ message: String) -> Bool {
-    ["authentication failed", "no password supplied", "pg_hba.conf", "password is required"]
+    // A role the server does not know, or one that may not log in, is refused credentials too.
+    if let role = message.range(of: "FATAL:  role \""),
+      ["\" does not exist", "\" is not permitted to log in"].contains(where: {
+        message[role.upperBound...].contains($0)
+      })
+    {
+      return true
+    }
+    return ["authentication failed", "no password supplied", "pg_hba.conf", "password is required"]
       .contains { message.contains($0) }
+  }
+
+  /// libpq's `message` about `url` without the URL's passwords. libpq quotes what it cannot
+  /// parse (a percent escape, a parameter, the whole URI), so a quoted part holding a password,
+  /// as written or percent-decoded, is shown redacted (`***` when redacting it does not take
+  /// the password out); an unquoted one of 4 characters or more is replaced by `***`.
+  static func scrubbed(_ message: String, of url: String) -> String {
+    var secrets: Set<String> = []
+    for password in passwords(in: url) where !password.isEmpty {
+      secrets.insert(String(password))
+      if let decoded = password.removingPercentEncoding, !decoded.isEmpty {
+        secrets.insert(decoded)
+      }
+    }
+    guard !secrets.isEmpty else { return message }
+    let holdsSecret = { (text: String) in secrets.contains { text.contains($0) } }
+    var parts = message.split(separator: "\"", omittingEmptySubsequences: false).map(String.init)
+    for index in parts.indices {
+      if index % 2 == 1 {
+        if holdsSecret(parts[index]) {
+          let shown = redacted(parts[index])
+          parts[index] = holdsSecret(shown) ? "***" : shown
+        }
+      } else {
+        for secret in secrets where secret.count >= 4 {
+          parts[index] = parts[index].replacingOccurrences(of: secret, with: "***")
+        }
+      }
+    }
+    return parts.joined(separator: "\"")
+  }
+
+  /// The passwords `url` holds, as written: the one of its authority (`user:password@`) and
+  /// that of each `password=` parameter.
+  static func passwords(in url: String) -> [Substring] {
+    var found: [Substring] = []
+    if let scheme = url.range(of: "://") {
+      let authorityEnd = url[scheme.upperBound...].firstIndex(where: { "/?".contains($0) })
+      let authority = scheme.upperBound..<(authorityEnd ?? url.endIndex)
+      if let at = url[authority].lastIndex(of: "@"),
+        let colon = url[scheme.upperBound..<at].firstIndex(of: ":")
+      {
+        found.append(url[url.index(after: colon)..<at])
+      }
+    }
+    var rest = Substring(url)
+    while let range = rest.range(of: "password=") {
+      rest = rest[range.upperBound...]
+      let end = rest.firstIndex(where: { $0 == "&" || $0 == " " }) ?? rest.endIndex
+      found.append(rest[..<end])
+      rest = rest[end...]
+    }
+    return found
   }
 
   /// `url` with its password replaced by `***`, in both the URL and the `key=value` forms.

@@ -5,6 +5,8 @@ public enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The server could not be reached, or refused the connection for a reason other than the
   /// credentials (`target` is the URL without its password).
   case connectionFailed(target: String, message: String)
+  /// libpq cannot parse the URL (`target`, without its password): nothing was connected to.
+  case invalidURL(target: String, message: String)
   /// The server refused the user or the password (or `pg_hba.conf` has no entry for them).
   case authenticationFailed(target: String, message: String)
   /// The connection broke during a statement: the server stopped, restarted or was cut off.
@@ -32,6 +34,13 @@ public enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
   case serverGone(
     target: String, attempts: Int, seconds: Int, message: String, lastShippedSequence: Int64)
 
+  /// Whether `sqlState` says the server lacked a resource or failed at its own I/O (classes
+  /// 53, insufficient resources such as a full disk, and 58, system error), not that it
+  /// refused the statement's input.
+  package static func isServerResource(_ sqlState: String) -> Bool {
+    sqlState.hasPrefix("53") || sqlState.hasPrefix("58")
+  }
+
   public var description: String {
     switch self {
     case .libraryMissing(let tried, let reason):
@@ -42,6 +51,11 @@ public enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
         + "'brew install libpq' on macOS) or set REPLAY_LIBPQ to its path"
     case .connectionFailed(let target, let message):
       return "cannot connect to PostgreSQL at '\(target)': \(message)"
+    case .invalidURL(let target, let message):
+      return
+        "'\(target)' is not a PostgreSQL URL libpq can read: \(message); write it as "
+        + "postgresql://user[:password]@host[:port]/database[?parameter=value&...], each "
+        + "reserved character percent-encoded"
     case .authenticationFailed(let target, let message):
       return
         "PostgreSQL at '\(target)' refused the credentials: \(message); check the user and "
@@ -59,6 +73,11 @@ public enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
       return
         "PostgreSQL cancelled a statement that ran too long: \(message); nothing of it was "
         + "kept: run the command again, or raise statement_timeout"
+    case .statementFailed(let sqlState, let message, let statement)
+    where Self.isServerResource(sqlState):
+      return
+        "PostgreSQL could not run \(statement): \(message) (SQLSTATE \(sqlState)); nothing of "
+        + "it was kept: give the server the room it lacks and run the command again"
     case .statementFailed(let sqlState, let message, let statement):
       return "PostgreSQL refused \(statement): \(message) (SQLSTATE \(sqlState))"
     case .schemaMismatch(let differences):

@@ -38,10 +38,17 @@ enum ContactsCommand {
       defer { database?.close() }
       let erasure: ContactErasure
       let keyStoreName: String
+      // An erasure committed whose vacuum did not run: thrown once what was done is printed.
+      var unfinished: UnfinishedErasure?
       do {
         if let database {
-          erasure = try database.eraseContact(id, metadata: invocation.metadata)
           keyStoreName = database.name + " (message_store.replay_keys)"
+          do {
+            erasure = try database.eraseContact(id, metadata: invocation.metadata)
+          } catch let error as UnfinishedErasure {
+            erasure = error.erasure
+            unfinished = error
+          }
         } else {
           let log = try invocation.openLogForWriting()
           erasure = try log.eraseContact(id, metadata: invocation.metadata)
@@ -66,6 +73,7 @@ enum ContactsCommand {
           writer.endArray()
           writer.member("noChangeReason", erasure.noChangeReason)
         }
+        if let unfinished { throw unfinished }
         return .success
       }
       if let event = erasure.event {
@@ -85,6 +93,7 @@ enum ContactsCommand {
           "could not remove \(erasure.checkpointsNotRemoved.count) checkpoint file\(erasure.checkpointsNotRemoved.count == 1 ? "" : "s") (\(erasure.checkpointsNotRemoved.joined(separator: ", "))): each holds the contact sealed under its destroyed key and shows it as erased; remove them when the folder is writable\n"
         )
       }
+      if let unfinished { throw unfinished }
       return .success
     })
 
@@ -102,5 +111,23 @@ enum ContactsCommand {
         }
         return try DomainCommandRunner.run(make(id), with: ContactDecider.self, invocation)
       })
+  }
+}
+
+extension UnfinishedErasure: CLIError {
+  /// The status of what stopped the vacuum: 69 for a server gone, 75 for a lock timeout.
+  var exitCode: ExitCode { cause.exitCode }
+
+  var message: String {
+    let reason =
+      switch cause {
+      case .connectionLost(let message), .statementTimeout(let message): message
+      default: cause.description
+      }
+    return
+      "the erasure of contact \(contact.rawValue) is committed (every read shows it as erased), "
+      + "but VACUUM FULL \(table) did not run: \(reason); the old row versions that held the "
+      + "key stay in the table's file until it does: run 'replay contacts erase "
+      + "\(contact.rawValue)' again (it appends nothing and vacuums)"
   }
 }

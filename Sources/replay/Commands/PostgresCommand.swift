@@ -51,7 +51,10 @@ extension PostgresError: CLIError {
     switch self {
     case .libraryMissing, .connectionFailed, .connectionLost, .serverGone: .remoteUnavailable
     case .authenticationFailed: .permissionDenied
+    case .invalidURL: .usageError
     case .statementTimeout, .shipperBusy: .temporaryFailure
+    case .statementFailed(let sqlState, _, _) where PostgresError.isServerResource(sqlState):
+      .ioError
     case .schemaMismatch, .schemaMissing, .anotherLog, .statementFailed, .replicaOfLog,
       .writtenDirectly:
       .invalidInput

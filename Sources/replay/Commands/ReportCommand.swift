@@ -126,13 +126,25 @@ extension MessageStoreLog {
   fileprivate func reportSource() throws -> AuditReport.DatabaseLog {
     let (rowCount, checkpoints) = try withConnection { connection in
       let rows = try connection.query("SELECT count(*) FROM message_store.messages", []).rows
-      let entries = try MessageStoreCheckpoints(log: self).entries(on: connection)
+      let entries: Result<[MessageStoreCheckpoints.Entry], PostgresError>
+      do {
+        entries = .success(try MessageStoreCheckpoints(log: self).entries(on: connection))
+      } catch PostgresError.schemaMismatch(let differences) {
+        // A cache the page only lists: a table that cannot hold checkpoints is named, not fatal.
+        entries = .failure(.schemaMismatch(differences: differences))
+      }
       return (rows.first?.first?.flatMap { Int64($0) } ?? 0, entries)
     }
-    let stale = checkpoints.filter { $0.problem != nil }.count
-    let table =
-      "\(checkpoints.count) in message_store.replay_checkpoints"
-      + (stale == 0 ? "" : ", \(stale) of them no longer matching the rows")
+    let table: String
+    switch checkpoints {
+    case .success(let checkpoints):
+      let stale = checkpoints.filter { $0.problem != nil }.count
+      table =
+        "\(checkpoints.count) in message_store.replay_checkpoints"
+        + (stale == 0 ? "" : ", \(stale) of them no longer matching the rows")
+    case .failure(let error):
+      table = "none used: \(error)"
+    }
     return AuditReport.DatabaseLog(
       description: "PostgreSQL database \(name)", rowCount: rowCount, checkpoints: table,
       name: name, keyStoreName: keyStoreName,

@@ -198,15 +198,8 @@ struct PostgresWriteTests {
       var random = SplitMix64(seed: TestSeed.make())
       var expected = 0
       for round in 0..<6 {
-        let writer = Process()
-        writer.executableURL = ReplayProcess.executable
-        writer.arguments = ["append", "--file", batch, "--log", url]
-        writer.standardOutput = FileHandle.nullDevice
-        writer.standardError = FileHandle.nullDevice
-        try writer.run()
-        Thread.sleep(forTimeInterval: Double(random.next() % 1500) / 1000)
-        kill(writer.processIdentifier, SIGKILL)
-        writer.waitUntilExit()
+        try ReplayProcess.killDashNine(
+          ["append", "--file", batch, "--log", url], after: Double(random.next() % 1500) / 1000)
         let count =
           Int(
             try server.psql("SELECT count(*) FROM message_store.messages")

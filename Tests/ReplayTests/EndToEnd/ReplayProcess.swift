@@ -81,6 +81,20 @@ struct ReplayProcess {
       error: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
   }
 
+  /// Starts `replay` with `arguments`, its output thrown away, and kills it with `kill -9`
+  /// after `seconds` (or once it ended by itself).
+  static func killDashNine(_ arguments: [String], after seconds: Double) throws {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    Thread.sleep(forTimeInterval: seconds)
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+
   /// Runs `script` in bash until `done` holds `lines` lines (or 30 s pass), waits `extra`
   /// seconds more, then kills it and every `replay` working on `log` with `kill -9`.
   static func killDashNine(
