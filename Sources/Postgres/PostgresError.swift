@@ -62,8 +62,8 @@ public enum PostgresError: Error, Sendable, Equatable, CustomStringConvertible {
         + "password in the URL (or PGPASSWORD, ~/.pgpass) and the server's pg_hba.conf"
     case .connectionLost(let message):
       return
-        "the connection to PostgreSQL was lost: \(message); nothing after the last committed "
-        + "batch was kept: run the command again once the server is back"
+        "the connection to PostgreSQL was lost: \(message); a write it broke off was not "
+        + "kept (what was committed before stays): run the command again once the server is back"
     case .statementTimeout(let message) where message.contains("lock timeout"):
       return
         "PostgreSQL cancelled a statement that waited too long for a lock (another writer held "
