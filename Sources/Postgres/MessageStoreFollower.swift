@@ -125,6 +125,11 @@ package final class MessageStoreFollower: EventFollowing {
   /// Calls `body` with every committed event that passes the filter, from `start` on, then with
   /// each new one as it is committed, until `body` returns false, `stop()` is called, or an
   /// error; as `LogFollower.follow(through:caughtUp:_:)` does for a file.
+  ///
+  /// `.afterSequence` and `.end` read no row before their start: one query finds the row to
+  /// read on from (`startRow(after:on:)`), and the first read checks that it still holds the
+  /// line found, as each later read checks the last row read. `.beginning` and `.time` read
+  /// from the first row.
   /// - Parameter last: when given, following ends once the event with this seq has been read.
   /// - Throws: `PostgresError` (unreachable, refused, no schema), `Failure`, `EngineError` for
   ///   a row with no line, a damaged line, or seqs missing or repeated.
@@ -135,21 +140,40 @@ package final class MessageStoreFollower: EventFollowing {
     var lines = LineDecoder(source: name)
     var skipThrough: Int64 = 0
     var notBefore: Timestamp?
+    // Whether a row to read on from is looked up: the bookmark's, or the last row (nil).
+    var looksUpStart = false
+    var bookmark: Int64?
     switch start {
     case .beginning: break
-    case .afterSequence(let sequence): skipThrough = sequence
+    case .afterSequence(let sequence):
+      skipThrough = sequence
+      looksUpStart = sequence > 0
+      bookmark = sequence
     case .time(let instant): notBefore = instant
-    case .end: skipThrough = -1
+    case .end: looksUpStart = true
     }
     try followRows(
-      caughtUp: caughtUp,
-      beforeEachRead: { connection in
-        if skipThrough < 0 { skipThrough = try Self.lastSequence(on: connection) }
+      start: { connection in
+        guard looksUpStart else { return .beginning }
+        guard let mark = try Self.startRow(after: bookmark, on: connection) else {
+          // An empty table, or rows the search cannot use: from the first row, passing over
+          // what is before the start, as before.
+          if bookmark == nil { skipThrough = try Self.lastSequence(on: connection) }
+          return .beginning
+        }
+        lines = LineDecoder(source: name, after: mark.sequence)
+        skipThrough = max(skipThrough, mark.sequence)
+        // The event `last` was read (or passed over) already: nothing is left to deliver.
+        if let last, last <= mark.sequence { return .finished }
+        return .after(mark)
       },
+      caughtUp: caughtUp,
+      beforeEachRead: { _ in },
       row: { bytes in
         try lines.decode(bytes) { line in
           if let last, line.sequence > last { return false }
           let isLast = line.sequence == last
+          // Seqs up to a bookmark past the last row, arriving after the start.
           if line.sequence <= skipThrough { return !isLast }
           if let instant = notBefore {
             guard line.timestamp >= instant else { return !isLast }
@@ -193,16 +217,17 @@ package final class MessageStoreFollower: EventFollowing {
     var folded = 0
     try followRows(
       start: { connection in
-        guard usingCheckpoints else { return nil }
+        guard usingCheckpoints else { return .beginning }
         keys.lookup = try MessageStoreLog.keys(on: connection)
         guard
           let checkpoint = try log.newestCheckpoint(
             on: connection, atOrBefore: nil, keys: keys.lookup, explain: explain)
-        else { return nil }
+        else { return .beginning }
         fold = makeFold(from: checkpoint)
-        return Mark(
-          globalPosition: checkpoint.sequence, sequence: checkpoint.sequence,
-          line: .sha256(checkpoint.lineSHA256))
+        return .after(
+          Mark(
+            globalPosition: checkpoint.sequence, sequence: checkpoint.sequence,
+            line: .sha256(checkpoint.lineSHA256)))
       },
       caughtUp: {
         let keepGoing = try caughtUp(fold.result, folded)
@@ -235,6 +260,54 @@ package final class MessageStoreFollower: EventFollowing {
     return row?.first.flatMap { $0 }.flatMap { Int64($0) } ?? 0
   }
 
+  /// The row a follow from a bookmark reads on from, in one query: the row holding seq
+  /// `sequence` when there is one, else the last row (its seq below `sequence`: the rows up to
+  /// the bookmark are passed over as they arrive); the last row when `sequence` is nil (`.end`).
+  /// nil (read from the first row) when the table is empty, or when its rows do not give what
+  /// the search relies on (below).
+  ///
+  /// The row holding a seq is found through `messages`' primary key, with no index on
+  /// `metadata->>'seq'`: the writers give each row a `global_position` at least its seq
+  /// (`ship`'s `COPY` sends the lines in seq order and takes the column's sequence, which
+  /// starts at 1 and only ever skips values; a direct write sets `global_position` = seq), and
+  /// `global_position` grows with seq. So the search starts at `global_position` = seq and
+  /// passes over only the rows whose `global_position` is ahead of their seq by the values
+  /// skipped before (none in a table no write or ship ever rolled back). A table that breaks
+  /// this (a last row whose seq is past `sequence` while no row from `global_position` =
+  /// `sequence` on holds it) is read from the first row, as before: nothing is skipped wrongly.
+  /// - Complexity: One index look-up in a table whose `global_position`s are its seqs; the rows
+  ///   between `global_position` = `sequence` and the row found otherwise.
+  private static func startRow(after sequence: Int64?, on connection: PostgresConnection)
+    throws -> Mark?
+  {
+    let last = """
+      (SELECT 1 AS rank, global_position, metadata FROM message_store.messages
+        ORDER BY global_position DESC LIMIT 1)
+      """
+    let candidates =
+      if sequence != nil {
+        """
+        (SELECT 0 AS rank, global_position, metadata FROM message_store.messages
+          WHERE global_position >= $1::bigint AND metadata->>'seq' = $2::text
+          ORDER BY global_position LIMIT 1)
+        UNION ALL \(last)
+        """
+      } else {
+        last
+      }
+    let row = try connection.query(
+      """
+      SELECT global_position, metadata->>'seq', metadata->>'line' FROM (\(candidates)) AS start
+      ORDER BY rank LIMIT 1
+      """, sequence.map { [String($0), String($0)] } ?? []
+    ).rows.first
+    guard let row, let position = row[0].flatMap({ Int64($0) }),
+      let found = row[1].flatMap({ Int64($0) }), let line = row[2],
+      found <= sequence ?? .max
+    else { return nil }
+    return Mark(globalPosition: position, sequence: found, line: .bytes(Array(line.utf8)))
+  }
+
   /// Where the follower stands: the last row read, as it read it.
   private struct Mark {
     var globalPosition: Int64 = 0
@@ -257,13 +330,22 @@ package final class MessageStoreFollower: EventFollowing {
     }
   }
 
+  /// Where `followRows` reads from.
+  private enum Start {
+    /// From the first row.
+    case beginning
+    /// From the row after this one (its line checked by the first read).
+    case after(Mark)
+    /// Nowhere: nothing is left to read.
+    case finished
+  }
+
   /// The loop both follows share: hands `row` each row's line in `global_position` order
   /// (`row` returns false to stop), calls `caughtUp` when every committed row was handed over,
   /// waits for a notification or the poll, and reconnects when the server goes away.
-  /// - Parameter start: called once, on the first connection: the row to read on from (its
-  ///   line checked by the first read), nil to read from the first row.
+  /// - Parameter start: called once, on the first connection: where to read from.
   private func followRows(
-    start: (PostgresConnection) throws -> Mark? = { _ in nil },
+    start: (PostgresConnection) throws -> Start = { _ in .beginning },
     caughtUp: () throws -> Bool,
     beforeEachRead: (PostgresConnection) throws -> Void,
     row: (UnsafeBufferPointer<UInt8>) throws -> Bool
@@ -279,7 +361,11 @@ package final class MessageStoreFollower: EventFollowing {
       do {
         if !isStarted {
           // Inside the loop, so that a connection lost here is made again as any other.
-          mark = try start(connection) ?? Mark()
+          switch try start(connection) {
+          case .beginning: break
+          case .after(let from): mark = from
+          case .finished: return
+          }
           isStarted = true
         }
         var more = true

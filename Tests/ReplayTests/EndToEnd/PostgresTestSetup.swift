@@ -96,3 +96,31 @@ func withShippedSample(
     try body(directory, server, log, url)
   }
 }
+
+/// As `withShippedSample`, for an `async` body.
+func withAsyncShippedSample(
+  generating events: Int = 600, seed: String,
+  _ body: (_ directory: String, _ server: PostgresTestServer, _ log: String, _ url: String)
+    async throws -> Void
+) async throws {
+  try await withAsyncTemporaryDirectory { directory in
+    let server = try PostgresTestSetup.initializedServer()
+    defer { try? server.stop(removing: true) }
+    let url = server.url()
+    let log = try PostgresTestSetup.sampleLog(
+      in: directory, generating: events, seed: seed, shippingTo: url)
+    try await body(directory, server, log, url)
+  }
+}
+
+extension PostgresTestServer {
+  /// Makes the line of the row at `global_position` 1 one that no reader accepts: whatever
+  /// reads the first row fails on it (the proof that a read starting later does not).
+  func breakFirstRow() throws {
+    _ = try psql(
+      """
+      UPDATE message_store.messages SET metadata = jsonb_set(metadata, '{line}',
+        to_jsonb('{"seq":1,"broken":true}'::text)) WHERE global_position = 1
+      """)
+  }
+}

@@ -47,28 +47,14 @@ struct PostgresUpdatesTests {
     return path
   }
 
-  /// Makes the line of the row at `global_position` 1 one that no reader accepts.
-  private func breakFirstRow(on server: PostgresTestServer) throws {
-    _ = try server.psql(
-      """
-      UPDATE message_store.messages SET metadata = jsonb_set(metadata, '{line}',
-        to_jsonb('{"seq":1,"broken":true}'::text)) WHERE global_position = 1
-      """)
-  }
-
   @Test(.timeLimit(.minutes(5)))
   func updatesStartAfterTheNewestCheckpointAndEqualReadModels() async throws {
-    try await withAsyncTemporaryDirectory { directory in
-      let server = try PostgresTestSetup.initializedServer()
-      defer { try? server.stop(removing: true) }
-      let url = server.url()
-      let log = try PostgresTestSetup.sampleLog(
-        in: directory, generating: 600, seed: "pgupdates", shippingTo: url)
+    try await withAsyncShippedSample(seed: "pgupdates") { _, server, log, url in
       #expect(try ReplayProcess.run(["checkpoint", "--log", url, "--at", "147"]).status == 0)
       #expect(try ReplayProcess.run(["checkpoint", "--log", url]).status == 0)
       try PostgresTestSetup.generate(100, seed: "pgupdates-2", appendingTo: log)
       try PostgresTestSetup.ship(log, to: url)
-      try breakFirstRow(on: server)
+      try server.breakFirstRow()
 
       // The follow starts from the newest checkpoint and reads the 100 rows after it only.
       let (result, notes) = try firstFollowed(url)
@@ -194,7 +180,7 @@ struct PostgresUpdatesTests {
       #expect(try ReplayProcess.run(["checkpoint", "--log", url]).status == 0)
       try PostgresTestSetup.generate(50, seed: "pgupdates-cli-2", appendingTo: log)
       try PostgresTestSetup.ship(log, to: url)
-      try breakFirstRow(on: server)
+      try server.breakFirstRow()
       let state = try ReplayProcess.run(["state", "--json", "--log", url])
       #expect(state.status == 0, "\(state.error)")
       let follower = try PostgresFollowTests.Background(
