@@ -105,7 +105,17 @@ package final class LogShipper {
         start = .afterSequence(seq - 1)
       }
     }
+    // Each row's global_position is its seq, as a direct write makes it: a batch rolled back
+    // burns none, so readers find seq N at global_position N. A table shipped before this,
+    // whose sequence skipped, goes on from the sequence as it was written.
+    let lastRow = try connection.query(
+      """
+      SELECT global_position, metadata->>'seq' FROM message_store.messages
+      ORDER BY global_position DESC LIMIT 1
+      """, []
+    ).rows.first
     follower = LogFollower(path: logPath, from: start)
+    batch.positioned = lastRow.map { $0[0] != nil && $0[0] == $0[1] } ?? true
   }
 
   /// Ships every committed event not yet in the database, then (when `following`) each new one
@@ -222,7 +232,17 @@ package final class LogShipper {
         ).rows.first?.first
         if direct == "t" { throw PostgresError.writtenDirectly(logPath: logPath) }
       }
-      try connection.copy(Batch.copyStatement, data: batch.rows)
+      if batch.positioned {
+        try connection.copy(Batch.positionedCopyStatement, data: batch.rows)
+        // Other tools' `write_message` takes the next value of the column's sequence.
+        try connection.query(
+          """
+          SELECT setval(pg_get_serial_sequence('message_store.messages', 'global_position'),
+            $1::bigint)
+          """, [String(last.sequence)])
+      } else {
+        try connection.copy(Batch.copyStatement, data: batch.rows)
+      }
       // A key already there stays; one the log's store destroyed since is destroyed here.
       try MessageStoreKeys.insert(
         keyRows,

@@ -4,8 +4,9 @@ import Events
 /// The rows of one batch in `COPY`'s text format: a row a line, columns separated by tabs, in
 /// `Batch.copyStatement`'s order (`Batch.positionedCopyStatement`'s with `positioned`).
 struct Batch {
-  /// Whether each row starts with its `global_position`, the line's seq (a direct write, which
-  /// sets it; shipping leaves it to the column's sequence).
+  /// Whether each row starts with its `global_position`, the line's seq (a direct write and a
+  /// shipper set it; a shipper resuming a table shipped before that leaves it to the column's
+  /// sequence).
   var positioned = false
   var rows: [UInt8] = []
   private(set) var count = 0

@@ -126,6 +126,35 @@ struct PostgresAttackTests {
     }
   }
 
+  /// A shipping batch rolled back (killed, cut off) burns values of `global_position`'s
+  /// sequence; the shipper sets each row's `global_position` to its seq, so the rows shipped
+  /// after it still sit where every reader looks for them: `verify` passes, and `state` from a
+  /// checkpoint equals the file's state.
+  @Test func aRolledBackShippingBatchLeavesNoGapInThePositions() throws {
+    try withShippedSample(generating: 100, seed: "burned") { directory, server, log, url in
+      _ = try server.psql(
+        "SELECT nextval(pg_get_serial_sequence('message_store.messages', 'global_position'))"
+          + " FROM generate_series(1, 5)")
+      try PostgresTestSetup.generate(200, seed: "burned-2", appendingTo: log)
+      try PostgresTestSetup.ship(log, to: url)
+      let misplaced = try server.psql(
+        "SELECT count(*) FROM message_store.messages"
+          + " WHERE global_position <> (metadata->>'seq')::bigint")
+      #expect(misplaced.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+      let verified = try ReplayProcess.run(["verify", "--log", url])
+      #expect(verified.status == 0, "\(verified.output)\(verified.error)")
+      let saved = try ReplayProcess.run(["checkpoint", "--log", url])
+      #expect(saved.status == 0, "\(saved.error)")
+      try PostgresTestSetup.generate(50, seed: "burned-3", appendingTo: log)
+      try PostgresTestSetup.ship(log, to: url)
+      let state = try ReplayProcess.run(["state", "--json", "--verbose", "--log", url])
+      let file = try ReplayProcess.run(["state", "--json", "--no-checkpoints", "--log", log])
+      #expect(state.status == 0, "\(state.error)")
+      #expect(state.output == file.output)
+      #expect(state.error.contains("checkpoint at seq"), "\(state.error)")
+    }
+  }
+
   /// A column of the tables every command reads altered to another type by hand is named as
   /// `pg init` names it (exit 65, nothing written), not an SQL error about `encode(text, …)`.
   @Test func aKeyColumnAlteredByHandIsNamedWithTheTypeExpected() throws {

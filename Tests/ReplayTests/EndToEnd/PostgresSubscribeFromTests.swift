@@ -187,11 +187,15 @@ struct PostgresSubscribeFromTests {
 
   @Test(.timeLimit(.minutes(5))) func rowsWhosePositionsRunAheadOfTheirSeqsAreFound() throws {
     try withShippedSample(seed: "pgfrom-gap") { _, server, log, url in
-      // Sequence values burned, as a ship rolled back burns them: the rows shipped next have
-      // a `global_position` 5 past their seq.
+      // A table shipped before the shipper set positions, after a ship rolled back: its rows
+      // from seq 700 on sit 5 past their seq, and the rows shipped next follow the sequence.
       _ = try server.psql(
-        "SELECT nextval(pg_get_serial_sequence('message_store.messages', 'global_position'))"
-          + " FROM generate_series(1, 5)")
+        "UPDATE message_store.messages SET global_position = global_position + 1000000"
+          + " WHERE global_position >= 700;"
+          + " UPDATE message_store.messages SET global_position = global_position - 999995"
+          + " WHERE global_position >= 1000000;"
+          + " SELECT setval(pg_get_serial_sequence('message_store.messages', 'global_position'),"
+          + " (SELECT max(global_position) FROM message_store.messages))")
       try PostgresTestSetup.generate(100, seed: "pgfrom-gap-2", appendingTo: log)
       try PostgresTestSetup.ship(log, to: url)
       #expect(
