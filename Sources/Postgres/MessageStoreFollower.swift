@@ -168,7 +168,6 @@ package final class MessageStoreFollower: EventFollowing {
         return .after(mark)
       },
       caughtUp: caughtUp,
-      beforeEachRead: { _ in },
       row: { bytes in
         try lines.decode(bytes) { line in
           if let last, line.sequence > last { return false }
@@ -347,7 +346,7 @@ package final class MessageStoreFollower: EventFollowing {
   private func followRows(
     start: (PostgresConnection) throws -> Start = { _ in .beginning },
     caughtUp: () throws -> Bool,
-    beforeEachRead: (PostgresConnection) throws -> Void,
+    beforeEachRead: (PostgresConnection) throws -> Void = { _ in },
     row: (UnsafeBufferPointer<UInt8>) throws -> Bool
   ) throws {
     var connection = try connect()

@@ -338,21 +338,27 @@ package final class PostgresConnection {
   /// The passwords `url` holds, as written: the one of its authority (`user:password@`) and
   /// that of each `password=` parameter.
   static func passwords(in url: String) -> [Substring] {
-    var found: [Substring] = []
+    passwordRanges(in: url).map { url[$0] }
+  }
+
+  /// Where `url`'s passwords are, in order: the authority's (`user:password@`), then each
+  /// `password=` parameter's value after it.
+  static func passwordRanges(in url: String) -> [Range<String.Index>] {
+    var found: [Range<String.Index>] = []
     if let scheme = url.range(of: "://") {
       let authorityEnd = url[scheme.upperBound...].firstIndex(where: { "/?".contains($0) })
       let authority = scheme.upperBound..<(authorityEnd ?? url.endIndex)
       if let at = url[authority].lastIndex(of: "@"),
         let colon = url[scheme.upperBound..<at].firstIndex(of: ":")
       {
-        found.append(url[url.index(after: colon)..<at])
+        found.append(url.index(after: colon)..<at)
       }
     }
-    var rest = Substring(url)
+    var rest = url[(found.first?.upperBound ?? url.startIndex)...]
     while let range = rest.range(of: "password=") {
       rest = rest[range.upperBound...]
       let end = rest.firstIndex(where: { $0 == "&" || $0 == " " }) ?? rest.endIndex
-      found.append(rest[..<end])
+      found.append(rest.startIndex..<end)
       rest = rest[end...]
     }
     return found
@@ -361,24 +367,8 @@ package final class PostgresConnection {
   /// `url` with its password replaced by `***`, in both the URL and the `key=value` forms.
   public static func redacted(_ url: String) -> String {
     var text = url
-    if let scheme = text.range(of: "://") {
-      let authorityEnd = text[scheme.upperBound...].firstIndex(where: { "/?".contains($0) })
-      let authority = scheme.upperBound..<(authorityEnd ?? text.endIndex)
-      if let at = text[authority].lastIndex(of: "@"),
-        let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
-      {
-        text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-      }
-    }
-    var result = ""
-    var rest = Substring(text)
-    while let range = rest.range(of: "password=") {
-      result += rest[..<range.upperBound] + "***"
-      rest = rest[range.upperBound...]
-      let end = rest.firstIndex(where: { $0 == "&" || $0 == " " }) ?? rest.endIndex
-      rest = rest[end...]
-    }
-    return result + rest
+    for range in passwordRanges(in: url).reversed() { text.replaceSubrange(range, with: "***") }
+    return text
   }
 }
 
