@@ -47,23 +47,14 @@ package struct MessageStoreCheckpoints {
   /// the rows of any table of that name: `tableExists(on:)`).
   /// - Throws: `PostgresError.schemaMismatch` naming each column missing or of another type.
   static func requireTable(on connection: PostgresConnection) throws(PostgresError) -> Bool {
-    let rows = try connection.query(
-      """
-      SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a
-      WHERE a.attrelid = to_regclass('message_store.replay_checkpoints')
-        AND a.attnum > 0 AND NOT a.attisdropped
-      """, []
-    ).rows
-    guard !rows.isEmpty else { return false }
-    let found = Dictionary(
-      rows.map { ($0[0] ?? "", $0[1] ?? "") }, uniquingKeysWith: { first, _ in first })
-    let name = "table message_store.replay_checkpoints"
+    let found = try MessageStoreSchema.columnTypes(of: ["replay_checkpoints"], on: connection)
+    guard !found.isEmpty else { return false }
     let differences = columns.sorted { $0.key < $1.key }.compactMap { column, type in
-      switch found[column] {
-      case nil: "\(name) has no column \(column)"
-      case type: nil
-      case let other?: "\(name): column \(column) is '\(other)', expected '\(type)'"
+      let key = "replay_checkpoints." + column
+      guard let other = found[key] else {
+        return "table message_store.replay_checkpoints has no column \(column)"
       }
+      return MessageStoreSchema.typeDifference(key, expected: type, found: other)
     }
     guard differences.isEmpty else { throw .schemaMismatch(differences: differences) }
     return true

@@ -63,30 +63,45 @@ package enum MessageStoreSchema {
   /// - Throws: `PostgresError.schemaMissing`; `.schemaMismatch` naming each column of another
   ///   type.
   static func requireTables(on connection: PostgresConnection) throws(PostgresError) {
+    let present = try columnTypes(
+      of: ["messages", "replay_shipped", "replay_keys"], on: connection)
+    let missing = neededColumns.filter { present[$0.column] == nil }.map(\.column)
+    if !missing.isEmpty {
+      throw .schemaMissing(missing: missing.map { "\(MessageStoreSQL.schema).\($0)" })
+    }
+    // A column of another type (altered by hand) would fail each statement with an SQL error.
+    let differences = neededColumns.compactMap { column, type in
+      present[column].flatMap { typeDifference(column, expected: type, found: $0) }
+    }
+    if !differences.isEmpty { throw .schemaMismatch(differences: differences) }
+  }
+
+  /// The columns of the schema's `tables`, keyed `table.column`, with their types as
+  /// `format_type` names them; none for a table that does not exist.
+  static func columnTypes(
+    of tables: [String], on connection: PostgresConnection
+  ) throws(PostgresError) -> [String: String] {
     let rows = try connection.query(
       """
       SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
       FROM pg_catalog.pg_class c
       JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
       JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-      WHERE n.nspname = $1 AND c.relname IN ('messages', 'replay_shipped', 'replay_keys')
-      """, [MessageStoreSQL.schema]
+      WHERE n.nspname = $1 AND c.relname = ANY($2::text[])
+      """, [MessageStoreSQL.schema, "{" + tables.joined(separator: ",") + "}"]
     ).rows
-    let present = Dictionary(
+    return Dictionary(
       rows.map { ("\($0[0] ?? "").\($0[1] ?? "")", $0[2] ?? "") },
       uniquingKeysWith: { first, _ in first })
-    let missing = neededColumns.filter { present[$0.column] == nil }.map(\.column)
-    if !missing.isEmpty {
-      throw .schemaMissing(missing: missing.map { "\(MessageStoreSQL.schema).\($0)" })
-    }
-    // A column of another type (altered by hand) would fail each statement with an SQL error.
-    let differences = neededColumns.compactMap { column, type -> String? in
-      guard let found = present[column], found != type else { return nil }
-      let (table, name) = (column.prefix { $0 != "." }, column.drop { $0 != "." }.dropFirst())
-      return
-        "table \(MessageStoreSQL.schema).\(table): column \(name) is '\(found)', expected '\(type)'"
-    }
-    if !differences.isEmpty { throw .schemaMismatch(differences: differences) }
+  }
+
+  /// `table message_store.<table>: column <name> is '<found>', expected '<type>'` for `column`
+  /// (`table.column`), or nil when `found` is `type`.
+  static func typeDifference(_ column: String, expected type: String, found: String) -> String? {
+    guard found != type else { return nil }
+    let (table, name) = (column.prefix { $0 != "." }, column.drop { $0 != "." }.dropFirst())
+    return
+      "table \(MessageStoreSQL.schema).\(table): column \(name) is '\(found)', expected '\(type)'"
   }
 
   /// The columns every command needs, with their types as `format_type` names them.
